@@ -1,0 +1,132 @@
+# fleetsim: one non-recursive Makefile. Objects go to $(BUILD)/, mirroring the
+# source folders. `make help` lists the targets.
+
+BUILD ?= build
+CC ?= cc
+OPT ?= -O2
+SAN ?=
+PKGS := gsl yaml-0.1 jansson zlib
+
+# Debian packages the build and the tests need; `make deps` installs the missing ones.
+DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev python3 gzip
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-unused-parameter
+# -ffp-contract=off: no FMA contraction, so outputs are bit-identical across builds.
+CFLAGS = -std=c11 $(OPT) -g -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
+         $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION='"$(VERSION)"' -MMD -MP
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDFLAGS = $(SAN)
+VERSION := 0.1.0
+
+POLICY_SRC := $(wildcard policies/*.c)
+CORE_SRC := $(wildcard sim/*.c models/*.c traces/*.c scenarios/*.c report/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+BENCH_SRC := $(wildcard tests/bench/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+POLICY_LIB := $(BUILD)/libfleetpolicies.a
+CORE_LIB := $(BUILD)/libfleetcore.a
+FLEETSIM := $(BUILD)/fleetsim
+UNIT := $(BUILD)/tests/unit_tests
+BENCH_ENGINE := $(BUILD)/tests/bench_engine
+
+.PHONY: all deps demo test unit asan check-layers check-seams bench fuzz clean help
+
+all: $(FLEETSIM)
+
+help:
+	@echo "make            build $(FLEETSIM)"
+	@echo "make deps       install missing Debian packages (root or sudo)"
+	@echo "make demo       replay a bundled trace and print the summary"
+	@echo "make test       build and run every test (unit, CLI, bad input, paper)"
+	@echo "make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make bench      speed and memory figures (needs ../shared/traces)"
+	@echo "make fuzz       run the libFuzzer targets for a while (needs clang)"
+	@echo "make check-layers / check-seams   architecture checks (part of make test)"
+
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  if pkg-config --exists $(PKGS) 2>/dev/null; then exit 0; fi; \
+	  echo "make deps: not a Debian system and missing:$$missing" >&2; exit 1; \
+	fi; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; \
+	else echo "make deps: missing Debian packages:$$missing" >&2; \
+	  echo "make deps: run as root, or install them: apt-get install$$missing" >&2; exit 1; fi; \
+	echo "make deps: installing$$missing" >&2; \
+	$$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(POLICY_LIB): $(call obj,$(POLICY_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(CORE_LIB): $(call obj,$(CORE_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FLEETSIM): $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
+
+$(UNIT): $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
+
+$(BENCH_ENGINE): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
+
+demo: deps
+	@$(MAKE) --no-print-directory $(FLEETSIM)
+	$(FLEETSIM) replay --policy fcfs+easy tests/golden/demo.swf
+
+unit: $(UNIT)
+	$(UNIT)
+
+test: deps
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(UNIT)
+	@BUILD=$(BUILD) sh tests/run.sh
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+
+check-layers:
+	@sh tests/check_layers.sh
+
+check-seams: $(POLICY_LIB)
+	@sh tests/check_seams.sh $(POLICY_LIB)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH_ENGINE)
+	@BUILD=$(BUILD) sh tests/bench/run.sh
+
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(POLICY_SRC)
+	@mkdir -p build/fuzz
+	clang -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
+	  $(shell pkg-config --cflags $(PKGS)) $< $(CORE_SRC) $(POLICY_SRC) -o $@ $(LDLIBS)
+
+fuzz: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do \
+	  name=$$(basename $$t); mkdir -p build/fuzz/corpus-$$name; \
+	  echo "fuzzing $$name for $(FUZZ_SECONDS) s" >&2; \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus-$$name tests/fuzz/seeds/$$name || exit 1; \
+	done
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,86 @@
+/* simulation: the simulator's host for a policy. It replays a workload on a
+ * cluster with the event engine: arrivals queue jobs, completions free their
+ * slots, and after all state changes at an instant one scheduling pass asks
+ * the policy what to start, checks every decision against the contract in
+ * policies/policy.h, and applies it.
+ *
+ * Rules of the replay:
+ *  - Jobs arrive in the workload's order, which must be sorted by submit time
+ *    (workload_sort_by_submit); ties keep that order.
+ *  - At one instant, completions settle before arrivals, then one pass runs.
+ *  - A job whose trace runtime exceeds its requested time (limit) is killed
+ *    at the limit, as a real resource manager would; the policy sees the limit
+ *    as the job's estimate (or the runtime itself when the trace has none).
+ *  - A job larger than the whole cluster can never start: it is skipped and
+ *    counted, as is a job asking for no slots.
+ * The view handed to the policy is kept up to date incrementally, so a pass
+ * costs what the policy does, not the size of the cluster.
+ */
+#ifndef FLEETSIM_MODELS_SIMULATION_H
+#define FLEETSIM_MODELS_SIMULATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/cluster.h"
+#include "models/workload.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "sim/err.h"
+
+enum sim_job_outcome {
+    SIM_JOB_UNFINISHED = 0,  /* still queued or running when the run stopped */
+    SIM_JOB_COMPLETED = 1,
+    SIM_JOB_KILLED_AT_LIMIT = 2,
+    SIM_JOB_SKIPPED_TOO_BIG = 3,
+    SIM_JOB_SKIPPED_INVALID = 4
+};
+
+struct sim_job_result {
+    sim_time start_us; /* -1 if it never started */
+    sim_time end_us;   /* -1 if it never ended */
+    int32_t outcome;   /* enum sim_job_outcome */
+    int32_t n_nodes;   /* nodes it ran on */
+};
+
+struct sim_stats {
+    uint64_t events;
+    uint64_t passes;
+    uint64_t starts;
+    uint32_t max_queue_len; /* jobs still waiting after a pass */
+    size_t completed, killed_at_limit, skipped_too_big, skipped_invalid, unfinished;
+    sim_time first_submit_us;
+    sim_time last_end_us;
+    double busy_slot_us; /* sum of runtime x slots over jobs that ran */
+    int64_t total_slots;
+};
+
+/* Called after each pass with the view the policy saw and what it decided
+ * (before they are applied). Tests use it to check properties. */
+typedef void (*sim_pass_hook)(void *ctx, const struct cluster_view *view,
+                              const struct policy_decisions *decisions);
+
+struct sim_options {
+    sim_time until_us; /* SIM_TIME_NEVER: run until every job is done */
+    sim_pass_hook on_pass;
+    void *hook_ctx;
+};
+
+struct sim_result {
+    struct sim_job_result *jobs; /* parallel to the workload's jobs */
+    size_t n;
+    struct sim_stats stats;
+};
+
+void sim_options_init(struct sim_options *o);
+/* Runs the whole replay. The policy instance is borrowed. Returns 0, or -1
+ * with err set (a broken policy contract, memory). */
+int simulation_run(const struct workload *w, const struct cluster *c, const struct policy_ops *ops,
+                   void *policy, const struct sim_options *opt, struct sim_result *res, struct err *err);
+void sim_result_release(struct sim_result *res);
+/* The estimate a policy sees for a job: its limit, or its runtime without one. */
+sim_time simulation_estimate(const struct job *j);
+/* What a job actually runs for: its runtime, cut at its limit. */
+sim_time simulation_effective_runtime(const struct job *j);
+
+#endif

@@ -1,0 +1,73 @@
+/* workload: the jobs a simulation replays, whatever trace format they came
+ * from. Every trace reader converts into this; the native JSONL writer writes
+ * it back out.
+ *
+ * Times are microseconds (sim_time). A job's `slots` is its request in the
+ * cluster's allocation unit: GPUs on a GPU cluster, processors for HPC logs.
+ * `limit_us` is the requested wall time (the user estimate), or -1 when the
+ * trace has none; a job that would run past it is killed at it.
+ *
+ * Users and teams are interned: jobs hold indices into the workload's string
+ * tables (-1 = unknown), so comparisons are integer compares and the strings
+ * are stored once. The workload owns its jobs and strings.
+ */
+#ifndef FLEETSIM_MODELS_WORKLOAD_H
+#define FLEETSIM_MODELS_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/engine.h"
+
+struct job {
+    int64_t id;
+    sim_time submit_us;
+    sim_time runtime_us; /* what it ran for in the trace (or was sampled) */
+    sim_time limit_us;   /* requested time, -1 = none */
+    int32_t slots;
+    int32_t user; /* index into workload.users, -1 = unknown */
+    int32_t team; /* index into workload.teams, -1 = unknown */
+    int32_t status; /* trace's outcome code, -1 = unknown */
+    long source_line; /* where the reader found it, for messages */
+};
+
+struct string_table {
+    char **items;
+    size_t n, cap;
+    /* open-addressing index of items, for interning in O(1) */
+    int32_t *index;
+    size_t index_cap;
+};
+
+struct workload_meta {
+    int64_t max_nodes;  /* -1 = not given */
+    int64_t max_procs;  /* -1 = not given */
+    int64_t unix_start_s; /* -1 = not given */
+};
+
+struct workload {
+    struct job *jobs;
+    size_t n, cap;
+    struct string_table users;
+    struct string_table teams;
+    struct workload_meta meta;
+};
+
+void workload_init(struct workload *w);
+void workload_release(struct workload *w);
+/* Appends a copy of *j; returns a pointer to the stored job or NULL (no memory). */
+struct job *workload_push(struct workload *w, const struct job *j);
+/* Sorts jobs by (submit_us, id): the order arrivals happen in. Stable. */
+void workload_sort_by_submit(struct workload *w);
+/* Largest slots request, 0 for an empty workload. */
+int32_t workload_max_slots(const struct workload *w);
+
+/* Interns s and returns its index, or -1 on allocation failure. */
+int32_t string_table_intern(struct string_table *t, const char *s);
+const char *string_table_get(const struct string_table *t, int32_t index);
+
+/* Bounded slowdown with the given lower bound on the runtime (10 s in the
+ * literature): max(1, (wait + run) / max(run, bound)). */
+double job_bounded_slowdown(sim_time wait_us, sim_time run_us, sim_time bound_us);
+
+#endif

@@ -1,0 +1,218 @@
+#include "policies/backfill.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const backfill_names[] = {
+    [BACKFILL_NONE] = "none",
+    [BACKFILL_EASY] = "easy",
+    [BACKFILL_CONSERVATIVE] = "conservative",
+};
+
+int backfill_parse(const char *name, size_t len, enum backfill_mode *mode)
+{
+    for (size_t k = 0; k < sizeof backfill_names / sizeof *backfill_names; k++) {
+        if (strlen(backfill_names[k]) == len && strncmp(backfill_names[k], name, len) == 0) {
+            *mode = (enum backfill_mode)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *backfill_name(enum backfill_mode mode)
+{
+    return backfill_names[mode];
+}
+
+/* A job occupies at least one microsecond, so a zero-length estimate still
+ * needs its slots at the instant it starts. */
+static int64_t job_duration(const struct policy_job *job)
+{
+    return job->estimate_us > 0 ? job->estimate_us : 1;
+}
+
+static int emit(struct policy_decisions *out, int32_t kind, uint32_t index, const struct policy_job *job,
+                int64_t at_us, uint32_t first, uint32_t count)
+{
+    if (out->n >= out->cap)
+        return -1;
+    out->items[out->n++] = (struct policy_decision){kind, index, job->id, at_us, first, count};
+    return 0;
+}
+
+static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots)
+{
+    if (pass->n_started == pass->cap_started) {
+        uint32_t cap = pass->cap_started ? pass->cap_started * 2 : 64;
+        int64_t *e = realloc(pass->started_end, cap * sizeof *e);
+        if (!e)
+            return -1;
+        pass->started_end = e;
+        int32_t *s = realloc(pass->started_slots, cap * sizeof *s);
+        if (!s)
+            return -1;
+        pass->started_slots = s;
+        pass->cap_started = cap;
+    }
+    /* insertion keeps ascending ends; passes start few jobs */
+    uint32_t i = pass->n_started++;
+    while (i > 0 && pass->started_end[i - 1] > end) {
+        pass->started_end[i] = pass->started_end[i - 1];
+        pass->started_slots[i] = pass->started_slots[i - 1];
+        i--;
+    }
+    pass->started_end[i] = end;
+    pass->started_slots[i] = slots;
+    return 0;
+}
+
+/* Starts queued[qi] now; returns 0, 1 if it does not fit, -1 on overflow. */
+static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
+{
+    const struct policy_job *job = &pass->view->queued[qi];
+    if (job->slots > *free_now)
+        return 1;
+    uint32_t first, count;
+    int rc = placement_pack(pass->placement, pass->view, job->slots, pass->out, &first, &count);
+    if (rc != 0)
+        return rc;
+    if (emit(pass->out, POLICY_START, qi, job, pass->view->now_us, first, count) != 0)
+        return -1;
+    *free_now -= job->slots;
+    return remember_start(pass, pass->view->now_us + job_duration(job), job->slots);
+}
+
+/* Starts jobs in order while they fit; *head is the position of the first
+ * that does not (n_queued if all started). */
+static int run_none(struct backfill_pass *pass, int64_t *free_now, uint32_t *head)
+{
+    const struct cluster_view *v = pass->view;
+    for (uint32_t k = 0; k < v->n_queued; k++) {
+        int rc = start_now(pass, pass->order[k], free_now);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            *head = k;
+            return 0;
+        }
+    }
+    *head = v->n_queued;
+    return 0;
+}
+
+/* Shadow time and extra slots for a job of `need` slots: walk the running jobs
+ * (and those started this pass) by expected end until enough are free. */
+static void easy_shadow(const struct backfill_pass *pass, int64_t free_now, int32_t need,
+                        int64_t *shadow, int64_t *extra)
+{
+    const struct cluster_view *v = pass->view;
+    int64_t avail = free_now;
+    uint32_t a = 0, b = 0;
+    *shadow = v->now_us;
+    while (avail < need && (a < v->n_running || b < pass->n_started)) {
+        int64_t end_a = INT64_MAX, end_b = INT64_MAX;
+        if (a < v->n_running)
+            end_a = v->running[v->running_by_end[a]].expected_end_us;
+        if (b < pass->n_started)
+            end_b = pass->started_end[b];
+        if (end_a <= end_b) {
+            avail += v->running[v->running_by_end[a]].job.slots;
+            *shadow = end_a;
+            a++;
+        } else {
+            avail += pass->started_slots[b];
+            *shadow = end_b;
+            b++;
+        }
+    }
+    /* A job past its expected end still holds its slots: its release is
+     * "as soon as possible", never earlier than now. */
+    if (*shadow < v->now_us)
+        *shadow = v->now_us;
+    *extra = avail - need;
+}
+
+static int run_easy(struct backfill_pass *pass, int64_t free_now)
+{
+    const struct cluster_view *v = pass->view;
+    uint32_t head;
+    if (run_none(pass, &free_now, &head) != 0)
+        return -1;
+    if (head >= v->n_queued)
+        return 0;
+
+    const struct policy_job *hj = &v->queued[pass->order[head]];
+    int64_t shadow, extra;
+    easy_shadow(pass, free_now, hj->slots, &shadow, &extra);
+    if (emit(pass->out, POLICY_RESERVE, pass->order[head], hj, shadow, 0, 0) != 0)
+        return -1;
+
+    for (uint32_t k = head + 1; k < v->n_queued && free_now > 0; k++) {
+        uint32_t qi = pass->order[k];
+        const struct policy_job *job = &v->queued[qi];
+        if (job->slots > free_now)
+            continue;
+        int ends_in_time = v->now_us + job_duration(job) <= shadow;
+        if (!ends_in_time && job->slots > extra)
+            continue;
+        int rc = start_now(pass, qi, &free_now);
+        if (rc < 0)
+            return -1;
+        if (rc == 0 && !ends_in_time)
+            extra -= job->slots;
+    }
+    return 0;
+}
+
+static int run_conservative(struct backfill_pass *pass, int64_t free_now)
+{
+    const struct cluster_view *v = pass->view;
+    struct profile *pr = pass->profile;
+    if (profile_reset(pr, v->now_us, free_now) != 0)
+        return -1;
+    for (uint32_t a = 0; a < v->n_running; a++) {
+        const struct policy_running *r = &v->running[v->running_by_end[a]];
+        int64_t end = r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us + 1;
+        if (profile_add_release(pr, end, r->job.slots) != 0)
+            return -1;
+    }
+    for (uint32_t k = 0; k < v->n_queued; k++) {
+        uint32_t qi = pass->order[k];
+        const struct policy_job *job = &v->queued[qi];
+        if (job->slots > v->total_slots)
+            continue; /* can never run here: the host reports it */
+        int64_t dur = job_duration(job);
+        int64_t at = profile_earliest(pr, job->slots, dur);
+        if (at == INT64_MAX)
+            continue;
+        if (profile_reserve(pr, at, dur, job->slots) != 0)
+            return -1;
+        if (at == v->now_us) {
+            if (start_now(pass, qi, &free_now) < 0)
+                return -1;
+        } else if (emit(pass->out, POLICY_RESERVE, qi, job, at, 0, 0) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int backfill_run(enum backfill_mode mode, struct backfill_pass *pass)
+{
+    pass->n_started = 0;
+    if (placement_begin(pass->placement, pass->view) != 0)
+        return -1;
+    int64_t free_now = pass->view->free_slots;
+    switch (mode) {
+    case BACKFILL_NONE: {
+        uint32_t head;
+        return run_none(pass, &free_now, &head);
+    }
+    case BACKFILL_EASY:
+        return run_easy(pass, free_now);
+    case BACKFILL_CONSERVATIVE:
+        return run_conservative(pass, free_now);
+    }
+    return -1;
+}

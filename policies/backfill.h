@@ -1,0 +1,50 @@
+/* backfill: the three ways a queue policy fills the machine once the order of
+ * the waiting jobs is known.
+ *
+ *  none          start jobs in priority order while they fit; stop at the
+ *                first that does not (it waits, and so does everyone behind it).
+ *  easy          EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001): the
+ *                first job that does not fit gets a reservation at the shadow
+ *                time, recomputed at every pass from the running jobs'
+ *                expected ends; a later job may start now if it fits now and
+ *                either ends by the shadow time or only uses slots the
+ *                reserved job will not need ("extra" slots).
+ *  conservative  every waiting job, in priority order, gets the earliest
+ *                reservation that does not disturb the reservations before it;
+ *                those whose reservation is now start. Rebuilt every pass, so
+ *                early completions move reservations forward, never back.
+ *
+ * All three decide with pooled slot counts and place with placement_pack().
+ */
+#ifndef FLEETSIM_POLICIES_BACKFILL_H
+#define FLEETSIM_POLICIES_BACKFILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policies/placement.h"
+#include "policies/policy.h"
+#include "policies/profile.h"
+
+enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE };
+
+int backfill_parse(const char *name, size_t len, enum backfill_mode *mode);
+const char *backfill_name(enum backfill_mode mode);
+
+/* What a pass needs besides the view: the priority order, and scratch. */
+struct backfill_pass {
+    const struct cluster_view *view;
+    const uint32_t *order; /* queue indices, highest priority first */
+    struct policy_decisions *out;
+    struct placement *placement;
+    struct profile *profile;
+    /* jobs started earlier in this pass, by ascending expected end */
+    int64_t *started_end;
+    int32_t *started_slots;
+    uint32_t n_started, cap_started;
+};
+
+/* Each returns 0, or -1 if out is too small or memory ran out. */
+int backfill_run(enum backfill_mode mode, struct backfill_pass *pass);
+
+#endif

@@ -1,0 +1,155 @@
+/* policy.h: THE seam between a scheduling policy and its host.
+ *
+ * Two hosts run the same policy object code: the simulator (models/simulation)
+ * builds the view from its cluster model, and the live agent builds it from
+ * NVML or a fake inventory plus its state store. Neither host knows which
+ * policy it runs; a policy knows nothing of either host.
+ *
+ * Contract:
+ *  - A policy is a `const struct policy_ops` table. All per-instance state lives
+ *    behind the pointer that create() returns; no globals, no I/O, no clock.
+ *  - decide() reads a `struct cluster_view`, valid only during the call, and
+ *    writes decisions into the caller-owned `struct policy_decisions`. It is a
+ *    pure function of (state, view): the same view gives the same decisions,
+ *    so a host may call it speculatively and tests can replay recorded views.
+ *    State may cache work (scratch buffers, sorted copies) but must not change
+ *    what is decided.
+ *  - The host checks every decision (the job is queued, the allocation is on
+ *    up nodes, within their free slots, and adds up to the job's request) and
+ *    refuses the whole pass if one is wrong.
+ *  - Times are integer microseconds on the host's clock.
+ *
+ * A user's own policy is a shared object exporting
+ *     const struct policy_ops *fleetsim_policy_entry(void);
+ * whose abi_version must equal POLICY_ABI_VERSION.
+ */
+#ifndef FLEETSIM_POLICIES_POLICY_H
+#define FLEETSIM_POLICIES_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define POLICY_ABI_VERSION 1u
+
+enum policy_node_state {
+    POLICY_NODE_UP = 0,
+    POLICY_NODE_DRAINING = 1, /* running jobs finish; nothing new starts */
+    POLICY_NODE_DOWN = 2
+};
+
+struct policy_node {
+    int32_t type;          /* index of the node type; 0 on a homogeneous cluster */
+    int32_t state;         /* enum policy_node_state */
+    int32_t total_slots;   /* GPUs (or processors) on the node */
+    int32_t free_slots;
+    int32_t nvlink_domain; /* -1 when the node has no NVLink domain */
+    int32_t leaf;          /* fabric leaf switch, -1 when not modelled */
+    int32_t pod;           /* group of leaves under one spine block, -1 when not modelled */
+    int32_t reserved;
+};
+
+/* A job as a policy sees it: what the user asked for, never what it will do. */
+struct policy_job {
+    int64_t id;
+    int64_t submit_us;
+    int64_t estimate_us; /* requested wall time; hosts always fill it */
+    int32_t slots;       /* requested GPUs / processors */
+    int32_t user;        /* host's user index, -1 = unknown */
+    int32_t team;        /* host's team index, -1 = unknown */
+    int32_t priority;    /* QoS / user priority input; 0 = default */
+};
+
+struct policy_alloc {
+    int32_t node;  /* index into view.nodes */
+    int32_t slots; /* > 0 */
+};
+
+struct policy_running {
+    struct policy_job job;
+    int64_t start_us;
+    int64_t expected_end_us; /* start + estimate */
+    uint32_t alloc_first;    /* into view.allocs */
+    uint32_t alloc_count;
+};
+
+struct cluster_view {
+    int64_t now_us;
+
+    const struct policy_node *nodes;
+    uint32_t n_nodes;
+    /* Indices of the nodes that are up and have a free slot. The order is
+     * deterministic but unspecified: policies that care sort it. */
+    const uint32_t *nodes_with_free;
+    uint32_t n_nodes_with_free;
+    int64_t total_slots; /* on up nodes */
+    int64_t free_slots;  /* on up nodes */
+
+    /* Waiting jobs in arrival order (submit time, then arrival sequence). */
+    const struct policy_job *queued;
+    uint32_t n_queued;
+
+    /* Running jobs, in unspecified order, and the same jobs by ascending
+     * (expected_end_us, id) as indices into running[]. */
+    const struct policy_running *running;
+    const uint32_t *running_by_end;
+    uint32_t n_running;
+    const struct policy_alloc *allocs;
+};
+
+enum policy_decision_kind {
+    POLICY_START = 1,   /* start queued[job_index] on allocs[alloc_first..+alloc_count] */
+    POLICY_PREEMPT = 2, /* stop running[job_index] and requeue it */
+    POLICY_RESERVE = 3  /* informational: queued[job_index] is planned to start at at_us */
+};
+
+struct policy_decision {
+    int32_t kind;
+    uint32_t job_index;
+    int64_t job_id;
+    int64_t at_us;
+    uint32_t alloc_first;
+    uint32_t alloc_count;
+};
+
+/* Caller-owned output. The host sizes it so that any sane pass fits:
+ * cap >= n_queued + n_running and cap_allocs >= free slots + n_queued. */
+struct policy_decisions {
+    struct policy_decision *items;
+    uint32_t n, cap;
+    struct policy_alloc *allocs;
+    uint32_t n_allocs, cap_allocs;
+};
+
+enum policy_event_kind {
+    POLICY_EVENT_STARTED = 1,
+    POLICY_EVENT_FINISHED = 2,
+    POLICY_EVENT_PREEMPTED = 3,
+    POLICY_EVENT_FAILED = 4
+};
+
+struct policy_event {
+    int32_t kind;
+    int64_t now_us;
+    const struct policy_job *job;
+    int64_t ran_us; /* for FINISHED / PREEMPTED / FAILED */
+};
+
+struct policy_ops {
+    uint32_t abi_version; /* POLICY_ABI_VERSION */
+    const char *name;
+    const char *summary;
+    /* params: the policy's own parameter string (may be NULL or ""). On error
+     * returns non-zero and writes a message into err. */
+    int (*create)(const char *params, void **state, char *err, size_t err_len);
+    void (*destroy)(void *state);
+    /* Returns 0, or non-zero if out is too small or the state is unusable. */
+    int (*decide)(void *state, const struct cluster_view *view, struct policy_decisions *out);
+    /* Optional (may be NULL): told what happened, e.g. for usage accounting.
+     * Anything it learns must also be derivable by a host that replays. */
+    void (*observe)(void *state, const struct policy_event *ev);
+};
+
+typedef const struct policy_ops *(*policy_entry_fn)(void);
+#define POLICY_ENTRY_SYMBOL "fleetsim_policy_entry"
+
+#endif
