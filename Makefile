@@ -15,7 +15,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 # -ffp-contract=off: no FMA contraction, so outputs are bit-identical across builds.
 CFLAGS = -std=c11 $(OPT) -g -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
          $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION='"$(VERSION)"' -MMD -MP
+CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' -MMD -MP
 LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 LDFLAGS = $(SAN)
 VERSION := 0.1.0

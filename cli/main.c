@@ -1,1 +1,59 @@
-int main(void) { return 0; }
+/* fleetsim: the command-line entry point. One file per subcommand (cmd_*.c),
+ * as git's builtin/ does; this file only dispatches. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"replay", cmd_replay, "replay a job trace under a scheduling policy and summarize it"},
+    {"trace", cmd_trace, "convert traces to the native format, or describe them (trace convert|stats)"},
+};
+
+static void print_usage(FILE *out)
+{
+    fprintf(out, "usage: fleetsim [--version] [--help] COMMAND [ARGS]\n\n"
+                 "fleetsim is a discrete-event GPU-cluster simulator and capacity planner.\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'fleetsim COMMAND --help' tells more; 'man fleetsim' once installed.\n"
+                 "exit codes: 0 ok, 1 gate failed, 2 usage or bad input, 3 I/O error, 4 internal error\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        if (argc > 2 && strcmp(name, "help") == 0) {
+            for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+                if (!strcmp(argv[2], commands[i].name)) {
+                    char *args[] = {argv[2], "--help", NULL};
+                    return commands[i].run(2, args);
+                }
+            }
+        }
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(name, "--version")) {
+        printf("fleetsim %s\n", FLEETSIM_VERSION_STRING);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(name, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "fleetsim: error: unknown command '%s'\n", name);
+    print_usage(stderr);
+    return CLI_USAGE;
+}

@@ -30,3 +30,30 @@ void cluster_release(struct cluster *c)
     free(c->nodes);
     memset(c, 0, sizeof *c);
 }
+
+enum cluster_shape_source cluster_shape_from_meta(const struct workload_meta *meta, int32_t largest_job,
+                                                  int64_t *nodes, int64_t *slots_per_node)
+{
+    int64_t mn = meta->max_nodes, mp = meta->max_procs;
+    if (mn > 0 && mp > 0) {
+        if (mp % mn == 0) {
+            *nodes = mn;
+            *slots_per_node = mp / mn;
+        } else {
+            *nodes = mp;
+            *slots_per_node = 1;
+        }
+        return CLUSTER_SHAPE_HEADER;
+    }
+    if (mp > 0 || mn > 0) {
+        *nodes = mp > 0 ? mp : mn;
+        *slots_per_node = 1;
+        return CLUSTER_SHAPE_HEADER;
+    }
+    if (largest_job > 0) {
+        *nodes = largest_job;
+        *slots_per_node = 1;
+        return CLUSTER_SHAPE_LARGEST_JOB;
+    }
+    return CLUSTER_SHAPE_NONE;
+}

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "models/workload.h"
 #include "sim/err.h"
 
 struct cluster_node {
@@ -29,6 +30,17 @@ struct cluster {
 
 /* Limits that keep slot arithmetic far from overflow. */
 enum { CLUSTER_MAX_NODES = 10000000, CLUSTER_MAX_NODE_SLOTS = 4096 };
+
+/* Where a trace's machine size came from. */
+enum cluster_shape_source { CLUSTER_SHAPE_HEADER, CLUSTER_SHAPE_LARGEST_JOB, CLUSTER_SHAPE_NONE };
+
+/* The machine a trace ran on, from its header: MaxNodes nodes of
+ * MaxProcs / MaxNodes slots when that divides evenly, else MaxProcs nodes of
+ * one slot (slots are pooled, so the two schedule alike); MaxNodes alone
+ * means one slot each. Without a header, the largest job's size (the caller
+ * warns). */
+enum cluster_shape_source cluster_shape_from_meta(const struct workload_meta *meta, int32_t largest_job,
+                                                  int64_t *nodes, int64_t *slots_per_node);
 
 int cluster_init_homogeneous(struct cluster *c, int64_t n_nodes, int64_t slots_per_node, struct err *err);
 void cluster_release(struct cluster *c);

@@ -191,7 +191,7 @@ static int on_arrival(struct host *h, uint32_t wi)
             h->started_now = sn;
         }
         h->queued[h->n_queued] = (struct policy_job){j->id, j->submit_us, simulation_estimate(j),
-                                                    j->slots, j->user, j->team, 0};
+                                                    j->slots, j->user, j->team, 0, 0, -1};
         h->queued_w[h->n_queued] = wi;
         h->n_queued++;
         h->changed = 1;
@@ -395,8 +395,12 @@ static int run_pass(struct host *h)
     uint32_t started = 0;
     for (uint32_t k = 0; k < h->out.n; k++) {
         const struct policy_decision *d = &h->out.items[k];
-        if (d->kind == POLICY_RESERVE)
+        if (d->kind == POLICY_RESERVE) {
+            if (d->job_index >= h->n_queued || h->queued[d->job_index].id != d->job_id)
+                return contract_error(h, "reserved a job that is not waiting", d);
+            h->queued[d->job_index].reserved_us = d->at_us;
             continue;
+        }
         if (d->kind != POLICY_START)
             return contract_error(h, "decision kind not supported by the simulator yet", d);
         if (apply_start(h, d) != 0)

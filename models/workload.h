@@ -43,6 +43,7 @@ struct workload_meta {
     int64_t max_nodes;  /* -1 = not given */
     int64_t max_procs;  /* -1 = not given */
     int64_t unix_start_s; /* -1 = not given */
+    size_t skipped_at_read; /* jobs the reader dropped (with a warning) */
 };
 
 struct workload {

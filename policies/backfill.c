@@ -165,11 +165,48 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
     return 0;
 }
 
+struct reserve_order {
+    int64_t promised; /* INT64_MAX for jobs without a reservation yet */
+    uint32_t rank;    /* position in the priority order */
+    uint32_t queue_index;
+};
+
+static int reserve_order_cmp(const void *pa, const void *pb)
+{
+    const struct reserve_order *a = pa, *b = pb;
+    if (a->promised != b->promised)
+        return a->promised < b->promised ? -1 : 1;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* Reserved jobs by promised start, then newcomers by priority. */
+static int conservative_order(struct backfill_pass *pass)
+{
+    const struct cluster_view *v = pass->view;
+    if (v->n_queued > pass->cap_placing) {
+        uint32_t cap = pass->cap_placing ? pass->cap_placing : 256;
+        while (cap < v->n_queued)
+            cap *= 2;
+        struct reserve_order *p = realloc(pass->placing, cap * sizeof *p);
+        if (!p)
+            return -1;
+        pass->placing = p;
+        pass->cap_placing = cap;
+    }
+    for (uint32_t k = 0; k < v->n_queued; k++) {
+        uint32_t qi = pass->order[k];
+        int64_t promised = v->queued[qi].reserved_us;
+        pass->placing[k] = (struct reserve_order){promised >= 0 ? promised : INT64_MAX, k, qi};
+    }
+    qsort(pass->placing, v->n_queued, sizeof *pass->placing, reserve_order_cmp);
+    return 0;
+}
+
 static int run_conservative(struct backfill_pass *pass, int64_t free_now)
 {
     const struct cluster_view *v = pass->view;
     struct profile *pr = pass->profile;
-    if (profile_reset(pr, v->now_us, free_now) != 0)
+    if (profile_reset(pr, v->now_us, free_now) != 0 || conservative_order(pass) != 0)
         return -1;
     for (uint32_t a = 0; a < v->n_running; a++) {
         const struct policy_running *r = &v->running[v->running_by_end[a]];
@@ -178,7 +215,7 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
             return -1;
     }
     for (uint32_t k = 0; k < v->n_queued; k++) {
-        uint32_t qi = pass->order[k];
+        uint32_t qi = pass->placing[k].queue_index;
         const struct policy_job *job = &v->queued[qi];
         if (job->slots > v->total_slots)
             continue; /* can never run here: the host reports it */

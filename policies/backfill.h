@@ -9,10 +9,13 @@
  *                expected ends; a later job may start now if it fits now and
  *                either ends by the shadow time or only uses slots the
  *                reserved job will not need ("extra" slots).
- *  conservative  every waiting job, in priority order, gets the earliest
- *                reservation that does not disturb the reservations before it;
- *                those whose reservation is now start. Rebuilt every pass, so
- *                early completions move reservations forward, never back.
+ *  conservative  every waiting job gets a reservation when it first sees a
+ *                pass (in priority order, the earliest start that disturbs no
+ *                earlier reservation) and keeps it: each pass re-places the
+ *                reserved jobs in order of their promised start, each at the
+ *                earliest start no later than its promise (Mu'alem & Feitelson's
+ *                compression), then gives newcomers theirs; those due now
+ *                start. A promise never moves later while estimates hold.
  *
  * All three decide with pooled slot counts and place with placement_pack().
  */
@@ -31,6 +34,8 @@ enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE };
 int backfill_parse(const char *name, size_t len, enum backfill_mode *mode);
 const char *backfill_name(enum backfill_mode mode);
 
+struct reserve_order;
+
 /* What a pass needs besides the view: the priority order, and scratch. */
 struct backfill_pass {
     const struct cluster_view *view;
@@ -42,6 +47,9 @@ struct backfill_pass {
     int64_t *started_end;
     int32_t *started_slots;
     uint32_t n_started, cap_started;
+    /* conservative: queue indices in the order reservations are placed */
+    struct reserve_order *placing;
+    uint32_t cap_placing;
 };
 
 /* Each returns 0, or -1 if out is too small or memory ran out. */

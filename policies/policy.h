@@ -57,6 +57,11 @@ struct policy_job {
     int32_t user;        /* host's user index, -1 = unknown */
     int32_t team;        /* host's team index, -1 = unknown */
     int32_t priority;    /* QoS / user priority input; 0 = default */
+    int32_t reserved_pad;
+    /* The start the policy promised this job in an earlier pass (its last
+     * POLICY_RESERVE), or -1. Hosts keep it, so a policy that honours its
+     * promises (conservative backfilling) stays a pure function of the view. */
+    int64_t reserved_us;
 };
 
 struct policy_alloc {

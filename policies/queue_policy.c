@@ -64,6 +64,7 @@ static void queue_policy_destroy(void *state)
     profile_release(&q->profile);
     free(q->pass.started_end);
     free(q->pass.started_slots);
+    free(q->pass.placing);
     free(q);
 }
 

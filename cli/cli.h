@@ -1,0 +1,35 @@
+/* cli: what the subcommands share: exit codes, printing diagnostics, reading
+ * numbers from the command line. Only cli/ and agent/ print or exit.
+ *
+ * Exit codes (documented in fleetsim(1)):
+ *   0 ok; 1 a gate failed (regression, SLO not met); 2 usage or bad input;
+ *   3 I/O error (cannot read or write a file); 4 internal error (a policy
+ *   broke its contract, out of memory).
+ */
+#ifndef FLEETSIM_CLI_CLI_H
+#define FLEETSIM_CLI_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/err.h"
+
+enum cli_exit { CLI_OK = 0, CLI_GATE = 1, CLI_USAGE = 2, CLI_IO = 3, CLI_INTERNAL = 4 };
+
+/* Prints diagnostics to stderr: every error, and at most `max_warnings`
+ * warnings followed by a count of the rest (unless quiet). */
+void cli_print_diags(const struct diag_list *d, size_t max_warnings, int quiet);
+void cli_print_err(const struct err *e);
+/* "fleetsim: error: ..." on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses a whole decimal integer in [lo, hi]; prints an error naming the
+ * option and returns -1 otherwise. */
+int cli_parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int64_t *out);
+/* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_replay(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+
+#endif

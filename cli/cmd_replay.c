@@ -1,0 +1,343 @@
+/* fleetsim replay: a trace, a policy, a cluster -> a summary (and per-job CSV). */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "models/cluster.h"
+#include "models/rlscheduler.h"
+#include "models/simulation.h"
+#include "policies/registry.h"
+#include "report/summary.h"
+#include "traces/trace.h"
+
+static const char replay_usage[] =
+    "usage: fleetsim replay [options] TRACE\n"
+    "\n"
+    "Replays the jobs of TRACE (SWF, .swf.gz, or native .jsonl) on a cluster under\n"
+    "a scheduling policy and prints a summary: jobs run and skipped, makespan,\n"
+    "utilization, mean/p50/p95/p99 wait, mean bounded slowdown (10 s bound) and\n"
+    "the longest queue. Jobs are killed at their requested time.\n"
+    "\n"
+    "options:\n"
+    "  -p, --policy SPEC     ORDERING[+BACKFILL]: orderings fcfs, sjf, f1, wfp3, unicep;\n"
+    "                        backfilling none, easy, conservative (default: fcfs+easy)\n"
+    "      --nodes N         cluster nodes (default: from the trace header)\n"
+    "      --slots K         slots (GPUs, processors) per node (default: from the header)\n"
+    "      --format F        trace format: auto, swf, jsonl (default: auto)\n"
+    "      --jobs-csv FILE   write one row per job (start, end, wait, outcome)\n"
+    "      --json            print the summary as JSON on stdout\n"
+    "  -q, --quiet           do not print warnings\n"
+    "      --protocol rlscheduler\n"
+    "                        the RLScheduler (SC'20) evaluation protocol: ten windows of\n"
+    "                        1024 jobs, each on an empty machine; prints each window's\n"
+    "                        bsld and utilization and their means. SPEC is then\n"
+    "                        ORDERING[+backfill] (the protocol's own backfilling)\n"
+    "      --compat-wait     with --protocol: evaluate wfp3/unicep with the reference\n"
+    "                        code's wait (-1 - submit), as its published tables do\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 internal error\n"
+    "example: fleetsim replay --policy sjf+easy ../shared/traces/HPC2N-2002-2.2-cln.swf.gz\n";
+
+struct replay_args {
+    const char *trace;
+    const char *policy;
+    const char *jobs_csv;
+    const char *protocol;
+    enum trace_format format;
+    int64_t nodes, slots;
+    int json, quiet, compat_wait;
+};
+
+static int parse_args(int argc, char **argv, struct replay_args *a)
+{
+    enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT };
+    static const struct option options[] = {
+        {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
+        {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
+        {"jobs-csv", required_argument, NULL, OPT_JOBS_CSV}, {"json", no_argument, NULL, OPT_JSON},
+        {"protocol", required_argument, NULL, OPT_PROTOCOL}, {"compat-wait", no_argument, NULL, OPT_COMPAT},
+        {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof *a);
+    a->policy = "fcfs+easy";
+    a->nodes = a->slots = -1;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":p:qh", options, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            a->policy = optarg;
+            break;
+        case OPT_NODES:
+            if (cli_parse_int("--nodes", optarg, 1, CLUSTER_MAX_NODES, &a->nodes) != 0)
+                return CLI_USAGE;
+            break;
+        case OPT_SLOTS:
+            if (cli_parse_int("--slots", optarg, 1, CLUSTER_MAX_NODE_SLOTS, &a->slots) != 0)
+                return CLI_USAGE;
+            break;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "auto"))
+                a->format = TRACE_AUTO;
+            else if (!strcmp(optarg, "swf"))
+                a->format = TRACE_SWF;
+            else if (!strcmp(optarg, "jsonl"))
+                a->format = TRACE_JSONL;
+            else
+                return cli_usage_error("replay", "unknown format '%s' (auto, swf, jsonl)", optarg);
+            break;
+        case OPT_JOBS_CSV:
+            a->jobs_csv = optarg;
+            break;
+        case OPT_JSON:
+            a->json = 1;
+            break;
+        case OPT_PROTOCOL:
+            if (strcmp(optarg, "rlscheduler") != 0)
+                return cli_usage_error("replay", "unknown protocol '%s' (rlscheduler)", optarg);
+            a->protocol = optarg;
+            break;
+        case OPT_COMPAT:
+            a->compat_wait = 1;
+            break;
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'h':
+            fputs(replay_usage, stdout);
+            exit(CLI_OK);
+        case ':':
+            return cli_usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("replay", optind >= argc ? "no trace given" : "more than one trace given");
+    a->trace = argv[optind];
+    if (a->compat_wait && !a->protocol)
+        return cli_usage_error("replay", "--compat-wait only applies with --protocol rlscheduler");
+    if (a->slots > 0 && a->nodes < 0)
+        return cli_usage_error("replay", "--slots needs --nodes");
+    return CLI_OK;
+}
+
+static int load_trace(const struct replay_args *a, enum swf_convention conv, struct workload *w)
+{
+    struct diag_list diags;
+    struct err err;
+    diag_list_init(&diags, 1000);
+    err_clear(&err);
+    workload_init(w);
+    int rc = trace_read(a->trace, a->format, conv, w, &diags, &err);
+    cli_print_diags(&diags, 20, a->quiet);
+    size_t errors = diag_count(&diags, DIAG_ERROR);
+    diag_list_release(&diags);
+    if (rc != 0) {
+        if (!errors)
+            cli_print_err(&err);
+        return strstr(err.msg, "cannot read") || strstr(err.msg, "cannot open") ? CLI_IO : CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* Nodes and slots per node from the options, else the trace header. */
+static int resolve_shape(const struct replay_args *a, const struct workload *w, int64_t *nodes, int64_t *slots)
+{
+    if (a->nodes > 0) {
+        *nodes = a->nodes;
+        *slots = a->slots > 0 ? a->slots : 1;
+        return CLI_OK;
+    }
+    enum cluster_shape_source src = cluster_shape_from_meta(&w->meta, workload_max_slots(w), nodes, slots);
+    if (src == CLUSTER_SHAPE_NONE) {
+        cli_error("'%s' gives no machine size and has no jobs to guess it from: use --nodes and --slots",
+                  a->trace);
+        return CLI_USAGE;
+    }
+    if (src == CLUSTER_SHAPE_LARGEST_JOB && !a->quiet)
+        cli_warning("'%s' has no MaxNodes/MaxProcs header: assuming %lld slots, the largest job; "
+                    "use --nodes and --slots to set the machine",
+                    a->trace, (long long)*nodes);
+    return CLI_OK;
+}
+
+static void report_skipped(const struct replay_args *a, const struct workload *w, const struct sim_result *r,
+                           int64_t total_slots)
+{
+    size_t shown = 0, hidden = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        if (r->jobs[i].outcome != SIM_JOB_SKIPPED_TOO_BIG)
+            continue;
+        if (a->quiet || shown >= 20) {
+            hidden++;
+            continue;
+        }
+        shown++;
+        fprintf(stderr, "%s:%ld: warning: job '%lld' needs %d slots, more than the cluster's %lld: skipped\n",
+                a->trace, w->jobs[i].source_line, (long long)w->jobs[i].id, w->jobs[i].slots,
+                (long long)total_slots);
+    }
+    if (hidden && !a->quiet)
+        fprintf(stderr, "fleetsim: %zu more jobs larger than the cluster skipped\n", hidden);
+}
+
+static int replay_normal(const struct replay_args *a)
+{
+    struct workload w;
+    int rc = load_trace(a, SWF_REPLAY, &w);
+    if (rc != CLI_OK) {
+        workload_release(&w);
+        return rc;
+    }
+    int64_t nodes, slots;
+    struct cluster cluster = {0};
+    const struct policy_ops *ops = NULL;
+    void *policy = NULL;
+    struct sim_result result = {0};
+    struct err err;
+    err_clear(&err);
+    char msg[512];
+    if ((rc = resolve_shape(a, &w, &nodes, &slots)) != CLI_OK)
+        goto done;
+    if (cluster_init_homogeneous(&cluster, nodes, slots, &err) != 0) {
+        cli_print_err(&err);
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (policy_registry_create(a->policy, &ops, &policy, msg, sizeof msg) != 0) {
+        cli_error("%s", msg);
+        rc = CLI_USAGE;
+        goto done;
+    }
+    if (simulation_run(&w, &cluster, ops, policy, NULL, &result, &err) != 0) {
+        cli_print_err(&err);
+        rc = CLI_INTERNAL;
+        goto done;
+    }
+    report_skipped(a, &w, &result, cluster.total_slots);
+    struct replay_summary s;
+    if (summary_compute(&w, &result, &s, &err) != 0) {
+        cli_print_err(&err);
+        rc = CLI_INTERNAL;
+        goto done;
+    }
+    if (a->jobs_csv && summary_write_jobs_csv(a->jobs_csv, &w, &result, &err) != 0) {
+        cli_print_err(&err);
+        rc = CLI_IO;
+        goto done;
+    }
+    if (a->json) {
+        if (summary_write_json(stdout, &s, a->trace, a->policy, cluster.n_nodes, (int32_t)slots, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_IO;
+        }
+    } else {
+        summary_write_text(stdout, &s, a->trace, a->policy, cluster.n_nodes, (int32_t)slots);
+    }
+done:
+    sim_result_release(&result);
+    if (ops)
+        ops->destroy(policy);
+    cluster_release(&cluster);
+    workload_release(&w);
+    return rc;
+}
+
+static int parse_protocol_policy(const char *spec, struct rlscheduler_options *o)
+{
+    const char *plus = strchr(spec, '+');
+    size_t len = plus ? (size_t)(plus - spec) : strlen(spec);
+    if (ordering_parse(spec, len, &o->ordering) != 0)
+        return cli_usage_error("replay", "unknown ordering '%.*s' (fcfs, sjf, f1, wfp3, unicep)", (int)len, spec);
+    o->backfill = 0;
+    if (plus) {
+        if (strcmp(plus + 1, "backfill") != 0)
+            return cli_usage_error("replay",
+                                   "the rlscheduler protocol has one backfilling, '+backfill', not '%s'", plus + 1);
+        o->backfill = 1;
+    }
+    return CLI_OK;
+}
+
+static int replay_protocol(const struct replay_args *a)
+{
+    struct rlscheduler_options o = {0};
+    int rc = parse_protocol_policy(a->policy, &o);
+    if (rc != CLI_OK)
+        return rc;
+    struct workload w;
+    if ((rc = load_trace(a, SWF_RLSCHEDULER, &w)) != CLI_OK) {
+        workload_release(&w);
+        return rc;
+    }
+    o.compat_wait = a->compat_wait;
+    o.window_len = RLSCHEDULER_WINDOW_LEN;
+    if (a->nodes > 0) {
+        o.nodes = a->nodes;
+        o.procs = a->nodes * (a->slots > 0 ? a->slots : 1);
+    } else {
+        o.nodes = w.meta.max_nodes;
+        o.procs = w.meta.max_procs > 0 ? w.meta.max_procs : w.meta.max_nodes;
+    }
+    if (o.nodes < 1) {
+        cli_error("'%s' has no MaxNodes header: give --nodes (and --slots)", a->trace);
+        workload_release(&w);
+        return CLI_USAGE;
+    }
+    struct rlscheduler_window win[RLSCHEDULER_WINDOWS];
+    struct err err;
+    err_clear(&err);
+    if (rlscheduler_run(&w, &o, rlscheduler_window_starts, RLSCHEDULER_WINDOWS, win, &err) != 0) {
+        cli_print_err(&err);
+        workload_release(&w);
+        return CLI_USAGE;
+    }
+    double bsld = 0, util = 0;
+    for (size_t k = 0; k < RLSCHEDULER_WINDOWS; k++) {
+        bsld += win[k].bsld;
+        util += win[k].utilization;
+    }
+    bsld /= RLSCHEDULER_WINDOWS;
+    util /= RLSCHEDULER_WINDOWS;
+    if (a->json) {
+        json_t *windows = json_array();
+        for (size_t k = 0; k < RLSCHEDULER_WINDOWS; k++)
+            json_array_append_new(windows, json_pack("{s:I, s:I, s:f, s:f}", "start", (json_int_t)win[k].start,
+                                                     "first_id", (json_int_t)win[k].first_id, "bsld",
+                                                     win[k].bsld, "utilization", win[k].utilization));
+        json_t *root = json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:b, s:o, s:f, s:f}", "meta", "tool",
+                                 "fleetsim", "version", FLEETSIM_VERSION_STRING, "protocol", "rlscheduler",
+                                 "trace", a->trace, "policy", a->policy, "compat_wait", a->compat_wait,
+                                 "windows", windows, "bsld_mean", bsld, "utilization_mean", util);
+        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) != 0)
+            rc = CLI_IO;
+        json_decref(root);
+        putchar('\n');
+    } else {
+        printf("protocol     rlscheduler (SC'20), %s%s\n", a->policy, a->compat_wait ? ", compat wait" : "");
+        printf("trace        %s (%zu jobs; machine %lld nodes, %lld processors)\n", a->trace, w.n,
+               (long long)o.nodes, (long long)o.procs);
+        printf("%-8s %8s %10s %12s %12s\n", "window", "start", "first_id", "bsld", "utilization");
+        for (size_t k = 0; k < RLSCHEDULER_WINDOWS; k++)
+            printf("%-8zu %8zu %10lld %12.2f %12.3f\n", k + 1, win[k].start, (long long)win[k].first_id,
+                   win[k].bsld, win[k].utilization);
+        printf("%-8s %8s %10s %12.2f %12.3f\n", "mean", "", "", bsld, util);
+    }
+    workload_release(&w);
+    return rc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    struct replay_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_OK)
+        return rc;
+    return a.protocol ? replay_protocol(&a) : replay_normal(&a);
+}

@@ -1,0 +1,16 @@
+/* suites.h: the list of unit-test suites, one per module under test. */
+#ifndef FLEETSIM_TESTS_UNIT_SUITES_H
+#define FLEETSIM_TESTS_UNIT_SUITES_H
+
+void suite_pcg32(void);
+void suite_engine(void);
+void suite_policies(void);
+void suite_simulation(void);
+void suite_swf(void);
+void suite_jsonl(void);
+
+static void (*const test_suites[])(void) = {
+    suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl,
+};
+
+#endif

@@ -1,0 +1,223 @@
+/* Properties of the simulation host on random traces, and its contract
+ * checks against a deliberately broken policy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/registry.h"
+#include "tests/unit/sim_fixture.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+
+enum { RANDOM_JOBS = 400, NODES = 4, SLOTS = 4 };
+
+struct reservation_log {
+    sim_time first[RANDOM_JOBS + 1]; /* first reservation seen, by job id */
+    sim_time last[RANDOM_JOBS + 1];
+    int moved_later;
+    int over_allocated;
+};
+
+static void log_pass(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
+{
+    struct reservation_log *log = ctx;
+    int64_t used = 0;
+    for (uint32_t k = 0; k < d->n; k++) {
+        const struct policy_decision *x = &d->items[k];
+        if (x->kind == POLICY_START)
+            used += v->queued[x->job_index].slots;
+        if (x->kind != POLICY_RESERVE)
+            continue;
+        int64_t id = x->job_id;
+        if (log->first[id] < 0)
+            log->first[id] = x->at_us;
+        else if (x->at_us > log->last[id])
+            log->moved_later++;
+        log->last[id] = x->at_us;
+    }
+    if (used > v->free_slots || v->free_slots < 0 || v->free_slots > v->total_slots)
+        log->over_allocated++;
+}
+
+/* Max slots in use at once, from the schedule itself. */
+static int64_t peak_slots(const struct workload *w, const double *starts)
+{
+    int64_t peak = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        if (starts[i] < 0)
+            continue;
+        int64_t in_use = 0;
+        double t = starts[i];
+        for (size_t k = 0; k < w->n; k++) {
+            double s = starts[k];
+            double run = (double)simulation_effective_runtime(&w->jobs[k]) / 1e6;
+            if (s >= 0 && s <= t && t < s + run)
+                in_use += w->jobs[k].slots;
+        }
+        if (in_use > peak)
+            peak = in_use;
+    }
+    return peak;
+}
+
+static void check_reservations_hold(const char *spec)
+{
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        struct workload w;
+        fixture_random_workload(&w, RANDOM_JOBS, NODES * SLOTS, seed);
+        struct reservation_log *log = malloc(sizeof *log);
+        for (int i = 0; i <= RANDOM_JOBS; i++)
+            log->first[i] = log->last[i] = -1;
+        log->moved_later = log->over_allocated = 0;
+        struct sim_options opt;
+        sim_options_init(&opt);
+        opt.on_pass = log_pass;
+        opt.hook_ctx = log;
+        double starts[RANDOM_JOBS];
+        CHECK_INT(fixture_replay(&w, NODES, SLOTS, spec, starts, &opt), 0);
+        CHECK_INT(log->moved_later, 0);
+        CHECK_INT(log->over_allocated, 0);
+        int late = 0, reserved = 0, never = 0;
+        for (size_t i = 0; i < w.n; i++) {
+            int64_t id = w.jobs[i].id;
+            never += starts[i] < 0;
+            if (log->first[id] < 0)
+                continue;
+            reserved++;
+            late += starts[i] * 1e6 > (double)log->first[id];
+        }
+        CHECK_INT(never, 0);
+        CHECK_INT(late, 0);
+        CHECK(reserved > 20); /* the workload really contends */
+        CHECK(peak_slots(&w, starts) <= NODES * SLOTS);
+        free(log);
+        workload_release(&w);
+    }
+}
+
+/* EASY: the head's reservation never moves later and it starts by it. */
+static void test_easy_never_delays_head(void)
+{
+    check_reservations_hold("fcfs+easy");
+}
+
+/* Conservative: no reservation ever moves later; every job starts by the
+ * first reservation it was given. */
+static void test_conservative_never_delays(void)
+{
+    check_reservations_hold("fcfs+conservative");
+}
+
+static void test_all_policies_fit_and_finish(void)
+{
+    const char *orders[] = {"fcfs", "sjf", "f1", "wfp3", "unicep"};
+    const char *fills[] = {"", "+easy", "+conservative"};
+    struct workload w;
+    fixture_random_workload(&w, RANDOM_JOBS, NODES * SLOTS, 42);
+    for (int o = 0; o < 5; o++) {
+        for (int f = 0; f < 3; f++) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "%s%s", orders[o], fills[f]);
+            double a[RANDOM_JOBS], b[RANDOM_JOBS];
+            CHECK_INT(fixture_replay(&w, NODES, SLOTS, spec, a, NULL), 0);
+            CHECK_INT(fixture_replay(&w, NODES, SLOTS, spec, b, NULL), 0);
+            CHECK(memcmp(a, b, sizeof a) == 0); /* deterministic */
+            int never = 0, early = 0;
+            for (size_t i = 0; i < w.n; i++) {
+                never += a[i] < 0;
+                early += a[i] * 1e6 < (double)w.jobs[i].submit_us;
+            }
+            CHECK_INT(never, 0);
+            CHECK_INT(early, 0);
+            CHECK(peak_slots(&w, a) <= NODES * SLOTS);
+        }
+    }
+    workload_release(&w);
+}
+
+/* A policy that starts the first queued job whether or not it fits. */
+static int greedy_create(const char *p, void **s, char *e, size_t n)
+{
+    *s = NULL;
+    return 0;
+}
+static void greedy_destroy(void *s)
+{
+}
+static int greedy_decide(void *s, const struct cluster_view *v, struct policy_decisions *out)
+{
+    out->n = out->n_allocs = 0;
+    out->allocs[0] = (struct policy_alloc){0, v->queued[0].slots};
+    out->n_allocs = 1;
+    out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, v->now_us, 0, 1};
+    out->n = 1;
+    return 0;
+}
+static const struct policy_ops greedy_ops = {POLICY_ABI_VERSION, "greedy", "broken on purpose",
+                                             greedy_create, greedy_destroy, greedy_decide, NULL};
+
+static void test_contract_violation_caught(void)
+{
+    static const struct fixture_job jobs[] = {{0, 10, 10, 2}, {1, 10, 10, 2}};
+    struct workload w;
+    fixture_workload(&w, jobs, 2);
+    struct cluster c;
+    struct err err;
+    err_clear(&err);
+    cluster_init_homogeneous(&c, 1, 2, &err);
+    struct sim_result res;
+    CHECK_INT(simulation_run(&w, &c, &greedy_ops, NULL, NULL, &res, &err), -1);
+    CHECK(strstr(err.msg, "policy 'greedy' broke the contract") != NULL);
+    CHECK(strstr(err.msg, "over a node's free slots") != NULL);
+    sim_result_release(&res);
+    cluster_release(&c);
+    workload_release(&w);
+}
+
+static void test_too_big_and_invalid_skipped(void)
+{
+    static const struct fixture_job jobs[] = {{0, 10, 10, 9}, {1, 10, 10, 0}, {2, 10, 10, 8}};
+    struct workload w;
+    fixture_workload(&w, jobs, 3);
+    struct cluster c;
+    struct err err;
+    err_clear(&err);
+    cluster_init_homogeneous(&c, 2, 4, &err);
+    const struct policy_ops *ops;
+    void *st;
+    char msg[128];
+    CHECK_INT(policy_registry_create("fcfs+easy", &ops, &st, msg, sizeof msg), 0);
+    struct sim_result res;
+    CHECK_INT(simulation_run(&w, &c, ops, st, NULL, &res, &err), 0);
+    CHECK_INT(res.jobs[0].outcome, SIM_JOB_SKIPPED_TOO_BIG);
+    CHECK_INT(res.jobs[1].outcome, SIM_JOB_SKIPPED_INVALID);
+    CHECK_INT(res.jobs[2].outcome, SIM_JOB_COMPLETED);
+    CHECK_INT(res.jobs[2].start_us, 2000000);
+    CHECK_INT(res.jobs[2].n_nodes, 2);
+    CHECK_INT(res.stats.skipped_too_big, 1);
+    ops->destroy(st);
+    sim_result_release(&res);
+    cluster_release(&c);
+    workload_release(&w);
+}
+
+static void test_unknown_policy(void)
+{
+    const struct policy_ops *ops;
+    void *st;
+    char msg[256];
+    CHECK_INT(policy_registry_create("fifo+easy", &ops, &st, msg, sizeof msg), -1);
+    CHECK(strstr(msg, "unknown ordering 'fifo'") != NULL);
+    CHECK_INT(policy_registry_create("fcfs+backfill", &ops, &st, msg, sizeof msg), -1);
+    CHECK(strstr(msg, "did you mean 'easy'?") != NULL);
+}
+
+void suite_simulation(void)
+{
+    test_run("simulation EASY never delays the head", test_easy_never_delays_head);
+    test_run("simulation conservative never delays a reservation", test_conservative_never_delays);
+    test_run("simulation all policies fit, finish, deterministic", test_all_policies_fit_and_finish);
+    test_run("simulation catches a contract violation", test_contract_violation_caught);
+    test_run("simulation skips jobs too big or empty", test_too_big_and_invalid_skipped);
+    test_run("simulation unknown policy", test_unknown_policy);
+}
