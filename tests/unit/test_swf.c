@@ -1,0 +1,616 @@
+/* Tests of traces/swf.c (both conventions), traces/trace.c and
+ * traces/textfile.c: small inline logs for each rule, then the real logs in
+ * ../shared/traces when they are there. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+#include "traces/swf.h"
+#include "traces/trace.h"
+
+/* A tail of 18-field lines needs 13 more fields after the first five. */
+#define TAIL13 " -1 -1 -1 -1 -1 1 4 1 -1 -1 1 -1 -1"
+
+struct swf_case {
+    struct workload w;
+    struct diag_list d;
+    struct err e;
+    int rc;
+};
+
+static void swf_case_read(struct swf_case *c, const char *text, enum swf_convention conv)
+{
+    workload_init(&c->w);
+    diag_list_init(&c->d, 100);
+    err_clear(&c->e);
+    c->rc = swf_read_buffer("t.swf", text, strlen(text), conv, &c->w, &c->d, &c->e);
+}
+
+static void swf_case_release(struct swf_case *c)
+{
+    workload_release(&c->w);
+    diag_list_release(&c->d);
+}
+
+/* Whether one diagnostic formats exactly as want ("t.swf:3:1: warning: ..."). */
+static int has_diag(const struct diag_list *d, const char *want)
+{
+    char buf[1024];
+    for (size_t i = 0; i < d->n; i++) {
+        diag_format(&d->items[i], buf, sizeof buf);
+        if (strcmp(buf, want) == 0)
+            return 1;
+    }
+    printf("  (no diagnostic \"%s\"; have:", want);
+    for (size_t i = 0; i < d->n; i++) {
+        diag_format(&d->items[i], buf, sizeof buf);
+        printf(" \"%s\"", buf);
+    }
+    printf(")\n");
+    return 0;
+}
+
+static void test_swf_header_and_fields(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "; Version: 2.2\n"
+                  "; MaxNodes: 120\n"
+                  ";MaxProcs:\t240  \n"
+                  "; UnixStartTime: 1027839845\n"
+                  "; Note: a note\n"
+                  ";       continued without a key\n"
+                  "\n"
+                  "   11   342072     32  43306   32  43307    -1   32  43200    -1  1   4   1  -1 -1  1 -1 -1\n"
+                  "12\t342343\t5\t553.5\t40\t552.21\t-1\t40\t43200\t-1\t0\t4\t2\t-1\t-1\t1\t-1\t-1\r\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK_INT(c.d.n, 0);
+    CHECK_INT(c.w.meta.max_nodes, 120);
+    CHECK_INT(c.w.meta.max_procs, 240);
+    CHECK_INT(c.w.meta.unix_start_s, 1027839845);
+    if (CHECK_INT(c.w.n, 2)) {
+        const struct job *a = &c.w.jobs[0], *b = &c.w.jobs[1];
+        CHECK_INT(a->id, 11);
+        CHECK_INT(a->submit_us, 342072000000LL);
+        CHECK_INT(a->runtime_us, 43306000000LL);
+        CHECK_INT(a->limit_us, 43200000000LL);
+        CHECK_INT(a->slots, 32);
+        CHECK_INT(a->status, 1);
+        CHECK_STR(string_table_get(&c.w.users, a->user), "4");
+        CHECK_STR(string_table_get(&c.w.teams, a->team), "1");
+        CHECK_INT(a->source_line, 8);
+        CHECK_INT(b->runtime_us, 553500000LL); /* float run time, tab-separated, CRLF */
+        CHECK_INT(b->status, 0);
+        CHECK_INT(b->user, a->user); /* interned once */
+        CHECK_STR(string_table_get(&c.w.teams, b->team), "2");
+    }
+    swf_case_release(&c);
+}
+
+static void test_swf_size_fallback_and_limit(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "1 0 0 100 8 -1 -1 16 200 -1 1 1 1 -1 -1 -1 -1 -1\n" /* f8 wins */
+                  "2 5 0 100 8 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"  /* f8 unknown: f5 */
+                  "3 9 0 100 -1 -1 -1 -1 0 -1 1 -1 -1 -1 -1 -1 -1 -1\n" /* neither: skipped */
+                  "4 9 0 -1 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n"   /* no run time */
+                  "5 9.25 0 0 4 -1 -1 -5 -7 -1 -3 -2 -9 -1 -1 -1 -1 -1\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK_INT(c.w.meta.skipped_at_read, 2);
+    CHECK(has_diag(&c.d, "t.swf:3:10: warning: job '3' has no processor count: skipped"));
+    CHECK(has_diag(&c.d, "t.swf:4:7: warning: job '4' has no run time: skipped"));
+    if (CHECK_INT(c.w.n, 3)) {
+        CHECK_INT(c.w.jobs[0].slots, 16);
+        CHECK_INT(c.w.jobs[0].limit_us, 200000000LL);
+        CHECK_INT(c.w.jobs[1].slots, 8);
+        CHECK_INT(c.w.jobs[1].limit_us, -1);
+        /* anything <= -1 is unknown, whatever the log wrote */
+        CHECK_INT(c.w.jobs[2].id, 5);
+        CHECK_INT(c.w.jobs[2].submit_us, 9250000LL);
+        CHECK_INT(c.w.jobs[2].runtime_us, 0);
+        CHECK_INT(c.w.jobs[2].slots, 4);
+        CHECK_INT(c.w.jobs[2].limit_us, -1);
+        CHECK_INT(c.w.jobs[2].status, -1);
+        CHECK_INT(c.w.jobs[2].user, -1);
+        CHECK_INT(c.w.jobs[2].team, -1);
+    }
+    swf_case_release(&c);
+}
+
+static void test_swf_short_lines(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "; MaxProcs: 64\n"
+                  "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                  "2 10 0 50 4 -1 -1 4 100 -1\n"
+                  "3 20 0\n"
+                  "4 30 0 60 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK(has_diag(&c.d, "t.swf:3:1: warning: 10 fields, expected 18: missing fields taken as unknown (-1)"));
+    CHECK(has_diag(&c.d, "t.swf:4:1: warning: 3 fields, expected 18: too short to describe a job: skipped"));
+    CHECK_INT(c.w.meta.skipped_at_read, 1);
+    if (CHECK_INT(c.w.n, 3)) {
+        CHECK_INT(c.w.jobs[1].id, 2);
+        CHECK_INT(c.w.jobs[1].status, -1); /* field 11 missing */
+        CHECK_INT(c.w.jobs[1].user, -1);
+        CHECK_INT(c.w.jobs[2].id, 4);
+    }
+    swf_case_release(&c);
+}
+
+static void test_swf_extra_fields(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1 {3,3} q_1d 1:ppn=8\n"
+                  "2 5 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1 {4} q_2d 1:ppn=1\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK_INT(c.w.n, 2);
+    CHECK_INT(c.d.n, 1); /* once per file */
+    CHECK(has_diag(&c.d, "t.swf:1:50: warning: 21 fields, expected 18: fields after the 18th ignored "
+                         "here and on any later line"));
+    swf_case_release(&c);
+}
+
+static void test_swf_not_a_number(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                  "2 5 abc 100 8 -1 -1 8 nan -1 1 1 1 -1 -1 -1 -1 -1\n"
+                  "3 7 0 100 8 -1 -1 8 0x10 -1 1 1 1 -1 -1 -1 -1 -1\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, -1);
+    CHECK(has_diag(&c.d, "t.swf:2:5: error: field 3 ('abc') is not a number"));
+    CHECK(has_diag(&c.d, "t.swf:2:23: error: field 9 ('nan') is not a number"));
+    CHECK(has_diag(&c.d, "t.swf:3:23: error: field 9 ('0x10') is not a number"));
+    CHECK_INT(diag_count(&c.d, DIAG_ERROR), 3);
+    /* err keeps the first */
+    char buf[512];
+    err_format(&c.e, buf, sizeof buf);
+    CHECK_STR(buf, "t.swf:2:5: error: field 3 ('abc') is not a number");
+    CHECK_INT(c.w.n, 1); /* bad lines yield no job */
+    swf_case_release(&c);
+}
+
+static void test_swf_error_cap(void)
+{
+    char text[4096] = "";
+    for (int i = 0; i < 30; i++)
+        strcat(text, "x 0 0 1 1\n");
+    struct swf_case c;
+    swf_case_read(&c, text, SWF_REPLAY);
+    CHECK_INT(c.rc, -1);
+    CHECK_INT(diag_count(&c.d, DIAG_ERROR), 21);
+    CHECK(has_diag(&c.d, "t.swf:20:1: error: field 1 ('x') is not a number"));
+    CHECK(has_diag(&c.d, "t.swf:21: error: too many errors, stopping"));
+    swf_case_release(&c);
+}
+
+static void test_swf_binary_garbage(void)
+{
+    static const char text[] = "1 0 0 100 8\n7 \x01\x02\x00zz\xff 9\n\x7f\n";
+    struct swf_case c;
+    workload_init(&c.w);
+    diag_list_init(&c.d, 100);
+    err_clear(&c.e);
+    c.rc = swf_read_buffer("t.swf", text, sizeof text - 1, SWF_REPLAY, &c.w, &c.d, &c.e);
+    CHECK_INT(c.rc, -1);
+    CHECK(has_diag(&c.d, "t.swf:2:3: error: unexpected byte 0x01")); /* once per line */
+    CHECK(has_diag(&c.d, "t.swf:3:1: error: unexpected byte 0x7f"));
+    CHECK_INT(diag_count(&c.d, DIAG_ERROR), 2);
+    swf_case_release(&c);
+}
+
+static void test_swf_high_bytes_quoted(void)
+{
+    struct swf_case c;
+    swf_case_read(&c, "1 0 0 \xc3\xa9 8\n", SWF_REPLAY);
+    CHECK_INT(c.rc, -1);
+    CHECK(has_diag(&c.d, "t.swf:1:7: error: field 4 ('\\xc3\\xa9') is not a number"));
+    swf_case_release(&c);
+}
+
+static void test_swf_out_of_range(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "1 2e12 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                  "2 0 0 100 8 -1 -1 3000000000 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                  "3 0 0 100 8 -1 -1 2.5 200 -1 1 1 1 -1 -1 -1 -1 -1\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, -1);
+    CHECK(has_diag(&c.d, "t.swf:1:3: error: field 2 ('2e12') is out of range (more than 1e12 s)"));
+    CHECK(has_diag(&c.d, "t.swf:2:19: error: field 8 ('3000000000') is too large (more than 2147483647)"));
+    CHECK(has_diag(&c.d, "t.swf:3:19: error: field 8 ('2.5') is not a whole number"));
+    CHECK_INT(c.w.n, 0);
+    swf_case_release(&c);
+}
+
+static void test_swf_empty(void)
+{
+    struct swf_case c;
+    swf_case_read(&c, "", SWF_REPLAY);
+    CHECK_INT(c.rc, -1);
+    CHECK(has_diag(&c.d, "t.swf: error: no jobs in 't.swf'"));
+    swf_case_release(&c);
+    swf_case_read(&c, "; MaxNodes: 4\n\n   \n", SWF_RLSCHEDULER);
+    CHECK_INT(c.rc, -1);
+    CHECK_STR(c.e.msg, "no jobs in 't.swf'");
+    swf_case_release(&c);
+}
+
+static void test_swf_bad_header_value(void)
+{
+    struct swf_case c;
+    swf_case_read(&c, "; MaxNodes: many\n; MaxProcs: 0\n1 0 0 100 8" TAIL13 "\n", SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK(has_diag(&c.d, "t.swf:1:13: warning: header 'MaxNodes' has a bad value 'many': ignored"));
+    CHECK(has_diag(&c.d, "t.swf:2:13: warning: header 'MaxProcs' has a bad value '0': ignored"));
+    CHECK_INT(c.w.meta.max_nodes, -1);
+    CHECK_INT(c.w.meta.max_procs, -1);
+    swf_case_release(&c);
+}
+
+static void test_swf_absolute_times(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "; MaxNodes: 49152\n"
+                  "35079\t1535348017.5\t102306\t17348\t512\t18000\t-1\t-1\t-1\t-1\t-1\t35012304659472\t-1\t-1\t-1\t-1\t-1\t-1\n"
+                  "35088\t1535348020\t102363\t15780\t512\t18000\t-1\t-1\t-1\t-1\t-1\t9007199254740993\t-1\t-1\t-1\t-1\t-1\t-1\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK(has_diag(&c.d, "t.swf:2:7: warning: submit times look absolute (epoch seconds): made "
+                         "relative to the first job"));
+    CHECK_INT(c.w.meta.unix_start_s, 1535348017);
+    if (CHECK_INT(c.w.n, 2)) {
+        CHECK_INT(c.w.jobs[0].submit_us, 500000);
+        CHECK_INT(c.w.jobs[1].submit_us, 3000000);
+        CHECK_STR(string_table_get(&c.w.users, c.w.jobs[0].user), "35012304659472");
+        /* past 2^53: kept digit for digit, not rounded through a double */
+        CHECK_STR(string_table_get(&c.w.users, c.w.jobs[1].user), "9007199254740993");
+    }
+    swf_case_release(&c);
+    /* with UnixStartTime the log says its times are relative: left alone */
+    swf_case_read(&c, "; UnixStartTime: 1000\n1 1500000000 0 1 1" TAIL13 "\n", SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK_INT(c.d.n, 0);
+    CHECK_INT(c.w.n ? c.w.jobs[0].submit_us : 0, 1500000000000000LL);
+    swf_case_release(&c);
+}
+
+static void test_swf_unsorted(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "1 100 0 1 1" TAIL13 "\n"
+                  "2 50 0 1 1" TAIL13 "\n"
+                  "3 20 0 1 1" TAIL13 "\n",
+                  SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    CHECK_INT(c.d.n, 1);
+    CHECK(has_diag(&c.d, "t.swf:2:3: warning: submit time 50 is earlier than the previous job's 100: "
+                         "jobs sorted by submit time"));
+    if (CHECK_INT(c.w.n, 3)) {
+        CHECK_INT(c.w.jobs[0].id, 3);
+        CHECK_INT(c.w.jobs[1].id, 2);
+        CHECK_INT(c.w.jobs[2].id, 1);
+    }
+    swf_case_release(&c);
+}
+
+static void test_swf_rlscheduler(void)
+{
+    struct swf_case c;
+    swf_case_read(&c,
+                  "; MaxNodes: 256\n"
+                  "5 40 -1 100 16 -1 -1 8 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"  /* max(16,8); request = run */
+                  "3 10 -1 -1 4 -1 -1 32 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"   /* -1/-1: run 10, no limit */
+                  "4 20 -1 0 4 -1 -1 4 300 -1 1 -1 -1 -1 0 -1 -1 -1\n"    /* run 0: dropped */
+                  "1 30 -1 50 -1 -1 -1 2 600 -1 1 7 -1 -1 0 -1 -1 -1\n"   /* f5 unknown: f8 */
+                  "3 35 -1 60 1 -1 -1 1 70 -1 1 -1 -1 -1 0 -1 -1 -1\n",   /* same id: file order */
+                  SWF_RLSCHEDULER);
+    CHECK_INT(c.rc, 0);
+    CHECK_INT(c.d.n, 1); /* only the out-of-order submit */
+    CHECK_INT(c.w.meta.skipped_at_read, 1);
+    CHECK_INT(c.w.meta.max_procs, 256); /* MaxProcs missing: MaxNodes */
+    if (CHECK_INT(c.w.n, 4)) {
+        const struct job *j = c.w.jobs;
+        CHECK_INT(j[0].id, 1);
+        CHECK_INT(j[0].slots, 2);
+        CHECK_INT(j[0].limit_us, 600000000LL);
+        CHECK_STR(string_table_get(&c.w.users, j[0].user), "7");
+        CHECK_INT(j[1].id, 3);
+        CHECK_INT(j[1].source_line, 3);
+        CHECK_INT(j[1].slots, 32);
+        CHECK_INT(j[1].runtime_us, 10000000LL);
+        CHECK_INT(j[1].limit_us, -1);
+        CHECK_INT(j[2].id, 3);
+        CHECK_INT(j[2].source_line, 6);
+        CHECK_INT(j[3].id, 5);
+        CHECK_INT(j[3].slots, 16);
+        CHECK_INT(j[3].runtime_us, 100000000LL);
+        CHECK_INT(j[3].limit_us, 100000000LL);
+    }
+    swf_case_release(&c);
+    /* The same lines under SWF_REPLAY: f8 first, sorted by submit time. */
+    swf_case_read(&c, "5 40 -1 100 16 -1 -1 8 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n", SWF_REPLAY);
+    CHECK_INT(c.w.n ? c.w.jobs[0].slots : 0, 8);
+    CHECK_INT(c.w.n ? c.w.jobs[0].limit_us : 0, -1);
+    CHECK_INT(c.w.meta.max_procs, -1);
+    swf_case_release(&c);
+}
+
+static const char *tmp_path(char *buf, size_t cap, const char *suffix)
+{
+    snprintf(buf, cap, "/tmp/fleetsim-test-swf-%ld%s", (long)getpid(), suffix);
+    return buf;
+}
+
+static void test_swf_gzip_files(void)
+{
+    char path[256], bad[256];
+    tmp_path(path, sizeof path, ".swf.gz");
+    gzFile gz = gzopen(path, "wb");
+    if (!CHECK(gz != NULL))
+        return;
+    gzputs(gz, "; MaxProcs: 8\n1 0 0 10 2" TAIL13 "\n2 3 0 10 4" TAIL13 "\n");
+    gzclose(gz);
+    struct workload w;
+    struct diag_list d;
+    struct err e;
+    workload_init(&w);
+    diag_list_init(&d, 0);
+    err_clear(&e);
+    CHECK_INT(swf_read(path, SWF_REPLAY, &w, &d, &e), 0);
+    CHECK_INT(w.n, 2);
+    CHECK_INT(w.meta.max_procs, 8);
+    workload_release(&w);
+    diag_list_release(&d);
+    unlink(path);
+
+    tmp_path(bad, sizeof bad, "-bad.swf.gz");
+    FILE *f = fopen(bad, "wb");
+    if (!CHECK(f != NULL))
+        return;
+    fputs("\x1f\x8b junk that is not deflate data at all", f);
+    fclose(f);
+    workload_init(&w);
+    diag_list_init(&d, 0);
+    err_clear(&e);
+    CHECK_INT(swf_read(bad, SWF_REPLAY, &w, &d, &e), -1);
+    char want[512];
+    snprintf(want, sizeof want, "corrupt gzip data in '%s': ", bad);
+    CHECK(strncmp(e.msg, want, strlen(want)) == 0);
+    CHECK_INT(e.line, 0);
+    CHECK_INT(diag_count(&d, DIAG_ERROR), 1);
+    workload_release(&w);
+    diag_list_release(&d);
+    unlink(bad);
+
+    workload_init(&w);
+    err_clear(&e);
+    CHECK_INT(swf_read("/nonexistent/x.swf", SWF_REPLAY, &w, NULL, &e), -1);
+    CHECK_STR(e.msg, "cannot open '/nonexistent/x.swf': No such file or directory");
+    workload_release(&w);
+}
+
+static void test_trace_format_detection(void)
+{
+    CHECK_INT(trace_format_from_name("a/b.swf"), TRACE_SWF);
+    CHECK_INT(trace_format_from_name("HPC2N.SWF.GZ"), TRACE_SWF);
+    CHECK_INT(trace_format_from_name("x.jsonl"), TRACE_JSONL);
+    CHECK_INT(trace_format_from_name("x.jsonl.gz"), TRACE_JSONL);
+    CHECK_INT(trace_format_from_name("x.ndjson"), TRACE_JSONL);
+    CHECK_INT(trace_format_from_name("x.log"), TRACE_AUTO);
+    CHECK_INT(trace_format_from_name("swf"), TRACE_AUTO);
+
+    char path[256];
+    tmp_path(path, sizeof path, ".trace");
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f != NULL))
+        return;
+    fputs("\n  {\"submit_s\":1,\"runtime_s\":2,\"gpus\":3}\n", f);
+    fclose(f);
+    struct workload w;
+    struct err e;
+    workload_init(&w);
+    err_clear(&e);
+    CHECK_INT(trace_read(path, TRACE_AUTO, SWF_RLSCHEDULER, &w, NULL, &e), 0);
+    CHECK_INT(w.n ? w.jobs[0].slots : 0, 3);
+    workload_release(&w);
+    /* forced SWF: the '{' line is then not a number */
+    workload_init(&w);
+    err_clear(&e);
+    CHECK_INT(trace_read(path, TRACE_SWF, SWF_REPLAY, &w, NULL, &e), -1);
+    CHECK_INT(e.line, 2);
+    workload_release(&w);
+    unlink(path);
+}
+
+/* ---- the real logs ---- */
+
+static int read_shared(const char *name, enum swf_convention conv, struct workload *w,
+                       struct diag_list *d)
+{
+    const char *path = test_shared_trace(name);
+    if (!path) {
+        char why[256];
+        snprintf(why, sizeof why, "%s not found in ../shared/traces (set FLEETSIM_SHARED_TRACES)", name);
+        test_skip(why);
+        return -1;
+    }
+    struct err e;
+    err_clear(&e);
+    workload_init(w);
+    diag_list_init(d, 100);
+    int rc = swf_read(path, conv, w, d, &e);
+    CHECK_INT(rc, 0);
+    return 0;
+}
+
+static void test_real_hpc2n(void)
+{
+    struct workload w;
+    struct diag_list d;
+    if (read_shared("HPC2N-2002-2.2-cln.swf.gz", SWF_REPLAY, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 202871);
+    CHECK_INT(w.meta.max_procs, 240);
+    CHECK_INT(w.meta.max_nodes, 240);
+    CHECK_INT(w.meta.unix_start_s, 1027839845);
+    CHECK_INT(d.n, 0);
+    CHECK_INT(w.jobs[0].id, 11);
+    CHECK_INT(w.jobs[1].runtime_us, 553000000LL);
+    CHECK_INT(workload_max_slots(&w), 200);
+    CHECK_INT(w.users.n, 257);
+    workload_release(&w);
+    diag_list_release(&d);
+}
+
+static void test_real_hpc2n_rlscheduler(void)
+{
+    struct workload w;
+    struct diag_list d;
+    if (read_shared("HPC2N-2002-2.2-cln.swf.gz", SWF_RLSCHEDULER, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 202871);
+    CHECK_INT(w.meta.max_procs, 240);
+    /* the first ids of the published windows (validation/rlscheduler-tables.md) */
+    if (CHECK(w.n > 8850)) {
+        CHECK_INT(w.jobs[1981].id, 5278);
+        CHECK_INT(w.jobs[2756].id, 6736);
+        CHECK_INT(w.jobs[4299].id, 28533);
+        CHECK_INT(w.jobs[8850].id, 86988);
+    }
+    workload_release(&w);
+    diag_list_release(&d);
+}
+
+static void test_real_lublin(void)
+{
+    struct workload w;
+    struct diag_list d;
+    if (read_shared("lublin_256.swf.gz", SWF_RLSCHEDULER, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 10000);
+    CHECK_INT(w.meta.max_nodes, 256);
+    CHECK_INT(w.meta.max_procs, 256);
+    CHECK_INT(d.n, 0);
+    if (CHECK(w.n > 8850)) {
+        CHECK_INT(w.jobs[1981].id, 1982);
+        CHECK_INT(w.jobs[2756].id, 2757);
+        CHECK_INT(w.jobs[4299].id, 4300);
+        CHECK_INT(w.jobs[8850].id, 8851);
+        /* field 9 is -1 throughout: the request is the run time */
+        CHECK_INT(w.jobs[0].limit_us, w.jobs[0].runtime_us);
+    }
+    workload_release(&w);
+    diag_list_release(&d);
+    if (read_shared("lublin_256.swf.gz", SWF_REPLAY, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 10000);
+    CHECK_INT(w.meta.max_procs, -1);
+    CHECK_INT(w.jobs[0].limit_us, -1);
+    workload_release(&w);
+    diag_list_release(&d);
+}
+
+static void test_real_mira(void)
+{
+    struct workload w;
+    struct diag_list d;
+    if (read_shared("ALCF-Mira.swf.gz", SWF_REPLAY, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 22508);
+    CHECK_INT(w.meta.unix_start_s, 1535348017);
+    CHECK_INT(w.meta.max_procs, 49152);
+    CHECK_INT(w.jobs[0].submit_us, 0);
+    CHECK_INT(w.jobs[0].id, 35079);
+    CHECK_STR(string_table_get(&w.users, w.jobs[0].user), "35012304659472");
+    CHECK_INT(w.users.n, 160);
+    CHECK_INT(d.n, 1);
+    CHECK(has_diag(&d, "ALCF-Mira.swf.gz:5:7: warning: submit times look absolute (epoch seconds): "
+                       "made relative to the first job") ||
+          d.n == 1); /* the path prefix depends on where the traces live */
+    CHECK(strstr(d.items[0].msg, "look absolute") != NULL);
+    CHECK_INT(d.items[0].line, 5);
+    workload_release(&w);
+    diag_list_release(&d);
+}
+
+static void test_real_metacentrum(void)
+{
+    struct workload w;
+    struct diag_list d;
+    if (read_shared("METACENTRUM-2009-2.swf.gz", SWF_REPLAY, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 103656);
+    CHECK_INT(w.meta.max_nodes, -1); /* no header at all */
+    CHECK_INT(w.meta.max_procs, -1);
+    CHECK_INT(w.meta.unix_start_s, -1);
+    CHECK_INT(d.n, 0);
+    CHECK_INT(workload_max_slots(&w), 60);
+    workload_release(&w);
+    diag_list_release(&d);
+}
+
+static void test_real_others(void)
+{
+    struct workload w;
+    struct diag_list d;
+    /* Thunder: 1,190 jobs without a submit time, 1,058 without a size */
+    if (read_shared("LLNL-Thunder-2007-1.1-cln.swf.gz", SWF_REPLAY, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 118791);
+    CHECK_INT(w.meta.skipped_at_read, 2248);
+    CHECK_INT(d.n, 22); /* 10 + 10 shown, 2 summaries */
+    workload_release(&w);
+    diag_list_release(&d);
+    /* wagap: Alea's extended SWF, 21 fields, absolute times, no header */
+    if (read_shared("wagap-2013.swf.gz", SWF_REPLAY, &w, &d) != 0)
+        return;
+    CHECK_INT(w.n, 17898);
+    CHECK_INT(w.meta.skipped_at_read, 2);
+    CHECK_INT(w.meta.unix_start_s, 1356996147);
+    CHECK_INT(d.n, 4);
+    workload_release(&w);
+    diag_list_release(&d);
+}
+
+void suite_swf(void)
+{
+    test_run("swf header and fields", test_swf_header_and_fields);
+    test_run("swf size fallback and limit", test_swf_size_fallback_and_limit);
+    test_run("swf short lines", test_swf_short_lines);
+    test_run("swf extra fields", test_swf_extra_fields);
+    test_run("swf not a number", test_swf_not_a_number);
+    test_run("swf error cap", test_swf_error_cap);
+    test_run("swf binary garbage", test_swf_binary_garbage);
+    test_run("swf high bytes quoted", test_swf_high_bytes_quoted);
+    test_run("swf out of range", test_swf_out_of_range);
+    test_run("swf empty", test_swf_empty);
+    test_run("swf bad header value", test_swf_bad_header_value);
+    test_run("swf absolute times", test_swf_absolute_times);
+    test_run("swf unsorted", test_swf_unsorted);
+    test_run("swf rlscheduler convention", test_swf_rlscheduler);
+    test_run("swf gzip files", test_swf_gzip_files);
+    test_run("trace format detection", test_trace_format_detection);
+    test_run("swf real hpc2n", test_real_hpc2n);
+    test_run("swf real hpc2n rlscheduler", test_real_hpc2n_rlscheduler);
+    test_run("swf real lublin", test_real_lublin);
+    test_run("swf real mira", test_real_mira);
+    test_run("swf real metacentrum", test_real_metacentrum);
+    test_run("swf real thunder and wagap", test_real_others);
+}
