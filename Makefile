@@ -32,7 +32,7 @@ POLICY_LIB := $(BUILD)/libfleetpolicies.a
 CORE_LIB := $(BUILD)/libfleetcore.a
 FLEETSIM := $(BUILD)/fleetsim
 UNIT := $(BUILD)/tests/unit_tests
-BENCH_ENGINE := $(BUILD)/tests/bench_engine
+BENCH := $(BUILD)/tests/bench
 
 .PHONY: all deps demo test unit asan check-layers check-seams bench fuzz clean help
 
@@ -84,12 +84,12 @@ $(FLEETSIM): $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB)
 $(UNIT): $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
-$(BENCH_ENGINE): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB)
+$(BENCH): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(FLEETSIM)
-	$(FLEETSIM) replay --policy fcfs+easy tests/golden/demo.swf
+	$(FLEETSIM) replay --policy fcfs+easy traces/examples/demo-gpu-cluster.swf
 
 unit: $(UNIT)
 	$(UNIT)
@@ -109,7 +109,7 @@ check-seams: $(POLICY_LIB)
 	@sh tests/check_seams.sh $(POLICY_LIB)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH_ENGINE)
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH)
 	@BUILD=$(BUILD) sh tests/bench/run.sh
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -25,6 +25,7 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         if (p->touched[i] < p->n_nodes)
             p->taken[p->touched[i]] = 0;
     p->n_touched = 0;
+    p->taken_total = 0;
     if (view->n_nodes != p->n_nodes) {
         free(p->taken);
         free(p->touched);
@@ -70,6 +71,7 @@ static int take(struct placement *p, struct policy_decisions *out, uint32_t node
     if (p->taken[node] == 0)
         p->touched[p->n_touched++] = node;
     p->taken[node] += slots;
+    p->taken_total += slots;
     return 0;
 }
 
@@ -81,27 +83,41 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     if (slots <= 0)
         return 1;
 
-    /* Best fit on a single node. */
-    uint32_t best = UINT32_MAX;
-    int32_t best_free = INT32_MAX;
-    int64_t total = 0;
-    for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
-        uint32_t node = view->nodes_with_free[k];
-        int32_t f = placement_free(p, view, node);
-        total += f;
-        if (f >= slots && (f < best_free || (f == best_free && node < best))) {
-            best = node;
-            best_free = f;
+    if (slots <= p->max_slots) {
+        /* Best fit on a single node. */
+        uint32_t best = UINT32_MAX;
+        int32_t best_free = INT32_MAX;
+        for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
+            uint32_t node = view->nodes_with_free[k];
+            int32_t f = placement_free(p, view, node);
+            if (f >= slots && (f < best_free || (f == best_free && node < best))) {
+                best = node;
+                best_free = f;
+            }
+        }
+        if (best != UINT32_MAX) {
+            if (take(p, out, best, slots) != 0)
+                return -1;
+            *count = 1;
+            return 0;
         }
     }
-    if (best != UINT32_MAX) {
-        if (take(p, out, best, slots) != 0)
-            return -1;
-        *count = 1;
+    if (view->free_slots - p->taken_total < slots)
+        return 1;
+    if (p->max_slots == 1) {
+        /* One-slot nodes (HPC logs as processors): every free node is as good. */
+        int32_t need = slots;
+        for (uint32_t k = 0; need > 0 && k < view->n_nodes_with_free; k++) {
+            uint32_t node = view->nodes_with_free[k];
+            if (placement_free(p, view, node) == 1) {
+                if (take(p, out, node, 1) != 0)
+                    return -1;
+                need--;
+                (*count)++;
+            }
+        }
         return 0;
     }
-    if (total < slots)
-        return 1;
 
     /* Spread: most free first (counting sort on the free count, stable). */
     int32_t m = p->max_slots;

@@ -22,6 +22,7 @@ struct placement {
     int32_t *taken;     /* per node, slots taken this pass (n_nodes entries) */
     uint32_t *touched;  /* nodes with taken != 0 */
     uint32_t n_touched;
+    int64_t taken_total;
     uint32_t n_nodes;
     uint32_t *bucket_start; /* counting sort by free slots */
     uint32_t *sorted;

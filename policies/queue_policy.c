@@ -13,6 +13,7 @@ struct queue_policy {
     struct ordering_key *keys;
     uint32_t *order;
     uint32_t cap;
+    uint32_t identity_len; /* FCFS: order[0..identity_len) == 0, 1, 2, ... */
     struct placement placement;
     struct profile profile;
     struct backfill_pass pass;
@@ -93,7 +94,15 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
         q->order = order;
         q->cap = cap;
     }
-    ordering_sort(q->ordering, view, 0, q->keys, q->order);
+    if (q->ordering == ORDERING_FCFS) {
+        /* FCFS order is the arrival order: the identity, kept across passes
+         * so a pass does not pay for the length of the queue. */
+        for (; q->identity_len < view->n_queued; q->identity_len++)
+            q->order[q->identity_len] = q->identity_len;
+    } else {
+        q->identity_len = 0;
+        ordering_sort(q->ordering, view, 0, q->keys, q->order);
+    }
     q->pass.view = view;
     q->pass.order = q->order;
     q->pass.out = out;

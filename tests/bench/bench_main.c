@@ -1,0 +1,232 @@
+/* bench: speed and memory figures for `make bench`. Each case runs in its
+ * own process (tests/bench/run.sh), so peak RSS is that case's.
+ *
+ *   bench replay TRACE SPEC    load, then replay; times the replay alone
+ *   bench synthetic JOBS SPEC  a generated trace on 2,000 nodes x 8 GPUs
+ *   bench engine EVENTS        hold model on the engine vs a bare heap loop
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "models/cluster.h"
+#include "models/simulation.h"
+#include "policies/registry.h"
+#include "sim/engine.h"
+#include "sim/pcg32.h"
+#include "traces/trace.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+static int replay(const struct workload *w, int64_t nodes, int64_t slots, const char *spec, double *seconds,
+                  struct sim_result *res)
+{
+    struct cluster c;
+    struct err err;
+    err_clear(&err);
+    if (cluster_init_homogeneous(&c, nodes, slots, &err) != 0)
+        return -1;
+    const struct policy_ops *ops;
+    void *st;
+    char msg[256];
+    if (policy_registry_create(spec, &ops, &st, msg, sizeof msg) != 0) {
+        fprintf(stderr, "bench: %s\n", msg);
+        return -1;
+    }
+    double t0 = now_s();
+    int rc = simulation_run(w, &c, ops, st, NULL, res, &err);
+    *seconds = now_s() - t0;
+    if (rc)
+        fprintf(stderr, "bench: %s\n", err.msg);
+    ops->destroy(st);
+    cluster_release(&c);
+    return rc;
+}
+
+static int bench_replay(const char *path, const char *spec)
+{
+    struct workload w;
+    struct diag_list d;
+    struct err err;
+    workload_init(&w);
+    diag_list_init(&d, 10);
+    err_clear(&err);
+    double t0 = now_s();
+    if (trace_read(path, TRACE_AUTO, SWF_REPLAY, &w, &d, &err) != 0) {
+        fprintf(stderr, "bench: cannot read %s: %s\n", path, err.msg);
+        return 1;
+    }
+    double load_s = now_s() - t0;
+    int64_t nodes, slots;
+    cluster_shape_from_meta(&w.meta, workload_max_slots(&w), &nodes, &slots);
+    struct sim_result res;
+    double s;
+    if (replay(&w, nodes, slots, spec, &s, &res) != 0)
+        return 1;
+    printf("replay    %-20s %8zu jobs  load %6.3f s  replay %6.3f s  %9.0f jobs/s  %7.0f events/s  peak RSS %6.1f MiB\n",
+           spec, w.n, load_s, s, (double)w.n / s, (double)res.stats.events / s, peak_rss_mib());
+    sim_result_release(&res);
+    workload_release(&w);
+    diag_list_release(&d);
+    return 0;
+}
+
+/* A GPU-cluster-like workload: Poisson arrivals at ~85% offered load,
+ * log-normal runtimes, sizes 1/2/4/8 GPUs and whole-node multiples. */
+static void synthetic_workload(struct workload *w, size_t n, int64_t slots_total)
+{
+    static const int sizes[] = {1, 1, 1, 1, 2, 2, 4, 8, 8, 16, 32, 64};
+    struct pcg32 arr, dur, siz;
+    pcg32_stream(&arr, 2024, RNG_ARRIVALS, 0);
+    pcg32_stream(&dur, 2024, RNG_DURATIONS, 0);
+    pcg32_stream(&siz, 2024, RNG_SIZES, 0);
+    double mean_size = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        mean_size += sizes[k];
+    mean_size /= (double)(sizeof sizes / sizeof *sizes);
+    double mu = log(3600.0), sigma = 1.2;
+    double mean_run = exp(mu + sigma * sigma / 2);
+    double rate = 0.85 * (double)slots_total / (mean_size * mean_run); /* jobs per second */
+    workload_init(w);
+    double t = 0;
+    for (size_t i = 0; i < n; i++) {
+        t += -log(pcg32_unit_open(&arr)) / rate;
+        double u1 = pcg32_unit_open(&dur), u2 = pcg32_unit(&dur);
+        double z = sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2);
+        double run = ceil(exp(mu + sigma * z));
+        double limit = ceil(run * (1.2 + 2 * pcg32_unit(&dur)));
+        int size = sizes[pcg32_bounded(&siz, sizeof sizes / sizeof *sizes)];
+        struct job j = {(int64_t)i + 1, llround(t * 1e6), llround(run * 1e6), llround(limit * 1e6), size, -1, -1, -1,
+                        0};
+        workload_push(w, &j);
+    }
+}
+
+static int bench_synthetic(size_t n, const char *spec)
+{
+    struct workload w;
+    double t0 = now_s();
+    synthetic_workload(&w, n, 2000 * 8);
+    double gen = now_s() - t0;
+    struct sim_result res;
+    double s;
+    if (replay(&w, 2000, 8, spec, &s, &res) != 0)
+        return 1;
+    printf("synthetic %-20s %8zu jobs  gen  %6.3f s  replay %6.3f s  %9.0f jobs/s  max queue %u  peak RSS %6.1f MiB\n",
+           spec, n, gen, s, (double)n / s, res.stats.max_queue_len, peak_rss_mib());
+    sim_result_release(&res);
+    workload_release(&w);
+    return 0;
+}
+
+/* Hold model: keep `pending` events; each step pops the earliest and
+ * schedules one at now + Exp(1 s). The bare loop does the same on an array
+ * binary heap of int64 keys, the least a priority queue can do. */
+static uint64_t bare_heap_hold(size_t pending, size_t steps, uint64_t seed)
+{
+    int64_t *h = malloc(pending * sizeof *h);
+    struct pcg32 r;
+    pcg32_stream(&r, seed, RNG_TEST, 1);
+    size_t n = 0;
+    for (size_t i = 0; i < pending; i++) {
+        int64_t key = (int64_t)(-log(pcg32_unit_open(&r)) * 1e6);
+        size_t k = n++;
+        while (k && h[(k - 1) / 2] > key) {
+            h[k] = h[(k - 1) / 2];
+            k = (k - 1) / 2;
+        }
+        h[k] = key;
+    }
+    uint64_t check = 0;
+    for (size_t s = 0; s < steps; s++) {
+        int64_t now = h[0];
+        check += (uint64_t)now;
+        int64_t key = now + (int64_t)(-log(pcg32_unit_open(&r)) * 1e6);
+        size_t k = 0; /* replace the top and sift down */
+        for (;;) {
+            size_t c = 2 * k + 1;
+            if (c >= n)
+                break;
+            if (c + 1 < n && h[c + 1] < h[c])
+                c++;
+            if (h[c] >= key)
+                break;
+            h[k] = h[c];
+            k = c;
+        }
+        h[k] = key;
+    }
+    free(h);
+    return check;
+}
+
+struct hold_ctx {
+    struct engine *e;
+    struct pcg32 r;
+    size_t left;
+    uint64_t check;
+};
+
+static int hold_event(void *ctx, const struct event *ev)
+{
+    struct hold_ctx *c = ctx;
+    c->check += (uint64_t)ev->time_us;
+    if (!c->left)
+        return 0;
+    c->left--;
+    engine_schedule(c->e, ev->time_us + (sim_time)(-log(pcg32_unit_open(&c->r)) * 1e6), EVENT_CLASS_TIMER, 1, 0, 0);
+    return 0;
+}
+
+static int bench_engine(size_t steps)
+{
+    const size_t pending = 10000;
+    double t0 = now_s();
+    uint64_t a = bare_heap_hold(pending, steps, 7);
+    double bare = now_s() - t0;
+
+    struct engine e;
+    engine_init(&e, 0);
+    struct hold_ctx c = {&e, {0, 0}, steps, 0};
+    pcg32_stream(&c.r, 7, RNG_TEST, 1);
+    for (size_t i = 0; i < pending; i++)
+        engine_schedule(&e, (sim_time)(-log(pcg32_unit_open(&c.r)) * 1e6), EVENT_CLASS_TIMER, 1, 0, 0);
+    struct engine_handlers h = {hold_event, NULL, &c};
+    t0 = now_s();
+    engine_run_until(&e, SIM_TIME_NEVER, &h);
+    double eng = now_s() - t0;
+    uint64_t events = e.events_run;
+    engine_release(&e);
+    (void)a;
+    double bare_rate = (double)steps / bare, eng_rate = (double)events / eng;
+    printf("engine    hold model, %zu pending: engine %.2fM events/s, bare heap %.2fM events/s, ratio %.2f\n",
+           pending, eng_rate / 1e6, bare_rate / 1e6, eng_rate / bare_rate);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "replay"))
+        return bench_replay(argv[2], argv[3]);
+    if (argc == 4 && !strcmp(argv[1], "synthetic"))
+        return bench_synthetic((size_t)atol(argv[2]), argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "engine"))
+        return bench_engine((size_t)atol(argv[2]));
+    fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC | engine STEPS\n");
+    return 2;
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# tests/bench/run.sh: `make bench`. Figures, with the targets of issue #2 next
+# to them; every case runs in its own process so peak RSS is its own. Needs
+# ../shared/traces for the HPC2N cases (skipped with a message otherwise).
+BUILD=${BUILD:-build}
+BENCH=$BUILD/tests/bench
+SHARED_TRACES=${FLEETSIM_SHARED_TRACES:-../shared/traces}
+echo "fleetsim bench ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ))"
+echo
+echo "(c) engine: hold model against a bare binary-heap loop in the same run (target: ratio >= 0.5)"
+"$BENCH" engine 10000000
+echo
+hpc2n=$SHARED_TRACES/HPC2N-2002-2.2-cln.swf.gz
+if [ -r "$hpc2n" ]; then
+  echo "(a) HPC2N, 202,871 jobs, 240 processors (target: EASY replay under 0.3 s)"
+  for p in fcfs fcfs+easy fcfs+conservative sjf+easy; do "$BENCH" replay "$hpc2n" "$p"; done
+else
+  echo "(a) skipped: $hpc2n not found"
+fi
+echo
+echo "(b) generated 1,000,000 jobs on 2,000 nodes x 8 GPUs (target: under 10 s and 1 GiB)"
+"$BENCH" synthetic 1000000 fcfs+easy

@@ -1,0 +1,64 @@
+#!/bin/sh
+# tests/cli_test.sh: the fleetsim command as users meet it: help and exit
+# codes, the demo's summary against its golden output, determinism, JSON,
+# and the native format's round trip.
+. tests/lib.sh
+demo=traces/examples/demo-gpu-cluster.swf
+
+# help and usage
+expect_exit 0 "fleetsim --help" "$FLEETSIM" --help
+expect_exit 0 "fleetsim --version" "$FLEETSIM" --version
+expect_exit 0 "replay --help" "$FLEETSIM" replay --help
+expect_exit 0 "trace --help" "$FLEETSIM" trace --help
+expect_exit 0 "help replay" "$FLEETSIM" help replay
+expect_exit 2 "no command" "$FLEETSIM"
+expect_exit 2 "unknown command" "$FLEETSIM" frobnicate
+expect_exit 2 "replay without trace" "$FLEETSIM" replay
+expect_exit 2 "unknown option" "$FLEETSIM" replay --bogus $demo
+expect_exit 2 "bad --nodes" "$FLEETSIM" replay --nodes 0 $demo
+expect_exit 2 "unknown policy" "$FLEETSIM" replay --policy fifo $demo
+expect_exit 2 "--compat-wait without protocol" "$FLEETSIM" replay --compat-wait $demo
+expect_exit 3 "missing trace file" "$FLEETSIM" replay "$TMP/does-not-exist.swf"
+"$FLEETSIM" replay --policy fifo $demo 2>"$TMP/err"
+if grep -q "unknown ordering 'fifo'" "$TMP/err"; then pass; else fail "unknown policy message: $(cat "$TMP/err")"; fi
+"$FLEETSIM" replay --policy fcfs+backfill $demo 2>"$TMP/err"
+if grep -q "did you mean 'easy'" "$TMP/err"; then pass; else fail "backfill suggestion: $(cat "$TMP/err")"; fi
+
+# the demo against its golden summary (byte for byte)
+for p in fcfs fcfs+easy fcfs+conservative sjf+easy; do
+  golden=tests/golden/demo-$p.txt
+  "$FLEETSIM" replay --policy $p $demo >"$TMP/summary" 2>"$TMP/err"
+  if [ -n "$UPDATE_GOLDEN" ]; then cp "$TMP/summary" "$golden"; fi
+  if cmp -s "$TMP/summary" "$golden"; then pass; else fail "golden $golden"; diff "$golden" "$TMP/summary" | head -20; fi
+done
+
+# determinism: the same run twice gives byte-identical per-job CSV and JSON
+for p in fcfs+easy f1+conservative wfp3; do
+  "$FLEETSIM" replay -q --policy $p --json --jobs-csv "$TMP/a.csv" $demo >"$TMP/a.json"
+  "$FLEETSIM" replay -q --policy $p --json --jobs-csv "$TMP/b.csv" $demo >"$TMP/b.json"
+  if cmp -s "$TMP/a.csv" "$TMP/b.csv" && cmp -s "$TMP/a.json" "$TMP/b.json" && [ "$(wc -l <"$TMP/a.csv")" = 1001 ]; then pass
+  else fail "determinism $p"; fi
+done
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["jobs"]["run"]==1000 and 0<d["utilization"]<=1' "$TMP/a.json"; then pass
+else fail "JSON summary shape"; fi
+
+# a failed run never leaves half a file, and keeps what was there
+expect_exit 3 "jobs csv in a missing folder" "$FLEETSIM" replay -q --jobs-csv "$TMP/no/such/dir/jobs.csv" $demo
+echo keep >"$TMP/keep.csv"
+printf '1 0 -1 10 1 -1 -1 1 10\n2 x -1 10 1 -1 -1 1 10\n' >"$TMP/bad.swf"
+expect_exit 2 "bad trace" "$FLEETSIM" replay -q --nodes 4 --jobs-csv "$TMP/keep.csv" "$TMP/bad.swf"
+if [ "$(cat "$TMP/keep.csv")" = keep ] && [ -z "$(ls "$TMP" | grep tmp)" ]; then pass; else fail "a failed run touched its output"; fi
+
+# native format: SWF -> JSONL -> replay gives the same schedule; convert is deterministic
+check "convert to jsonl" "$FLEETSIM" trace convert -q $demo "$TMP/demo.jsonl"
+check "convert again" "$FLEETSIM" trace convert -q $demo "$TMP/demo2.jsonl"
+if cmp -s "$TMP/demo.jsonl" "$TMP/demo2.jsonl"; then pass; else fail "convert is not deterministic"; fi
+"$FLEETSIM" replay -q --jobs-csv "$TMP/swf.csv" $demo >/dev/null
+"$FLEETSIM" replay -q --jobs-csv "$TMP/jsonl.csv" "$TMP/demo.jsonl" >/dev/null
+if cmp -s "$TMP/swf.csv" "$TMP/jsonl.csv"; then pass; else fail "SWF and its JSONL conversion replay differently"; fi
+check "jsonl -> jsonl" "$FLEETSIM" trace convert -q "$TMP/demo.jsonl" "$TMP/demo3.jsonl"
+if cmp -s "$TMP/demo.jsonl" "$TMP/demo3.jsonl"; then pass; else fail "jsonl round trip changed the file"; fi
+check "trace stats" "$FLEETSIM" trace stats $demo
+"$FLEETSIM" trace stats $demo | grep -q "^jobs *1000$" && pass || fail "trace stats job count"
+check "trace stats --json" sh -c "\"$FLEETSIM\" trace stats --json $demo | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"jobs\"]==1000'"
+finish cli

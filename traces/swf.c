@@ -1,0 +1,650 @@
+#include "traces/swf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/textfile.h"
+
+enum {
+    SWF_FIELDS = 18,
+    SWF_MIN_FIELDS = 5,  /* up to the allocated processors: the least that is a job */
+    SWF_MAX_ERRORS = 20, /* then stop: the file is not SWF, and the reader should say so quickly */
+    SWF_REPEAT_MAX = 10, /* warnings of one kind shown per file before they are only counted */
+    SWF_TOKEN_MAX = 64   /* longer is no number a log would hold */
+};
+
+/* Beyond 1e12 s (31,700 years) a time is garbage, and in microseconds it
+ * still fits int64 with room to spare. */
+#define SWF_ABSURD_S 1e12
+/* 2001-09-09 in epoch seconds: no relative log runs that long, so a first
+ * submit beyond it is an absolute timestamp. */
+#define SWF_EPOCH_GUESS_S 1e9
+
+/* 1-based field numbers, as the SWF definition counts them. */
+enum swf_field {
+    SWF_F_JOB = 1,
+    SWF_F_SUBMIT = 2,
+    SWF_F_RUN = 4,
+    SWF_F_ALLOC = 5,
+    SWF_F_REQ_PROCS = 8,
+    SWF_F_REQ_TIME = 9,
+    SWF_F_STATUS = 11,
+    SWF_F_USER = 12,
+    SWF_F_GROUP = 13
+};
+
+/* Warnings that real logs can repeat thousands of times. */
+enum swf_repeat {
+    SWF_REPEAT_SHORT,
+    SWF_REPEAT_TOO_SHORT,
+    SWF_REPEAT_NO_SUBMIT,
+    SWF_REPEAT_NO_RUN,
+    SWF_REPEAT_NO_PROCS,
+    SWF_REPEAT_KINDS
+};
+
+/* One job line split into its first 18 fields. */
+struct swf_fields {
+    long line;
+    int nf; /* tokens on the line, those past the 18th included */
+    const char *tok[SWF_FIELDS];
+    size_t len[SWF_FIELDS];
+    long col[SWF_FIELDS];
+    long extra_col; /* where the 19th token starts, if any */
+    double v[SWF_FIELDS]; /* -1 = unknown or missing */
+};
+
+struct swf_reader {
+    const char *name;
+    enum swf_convention conv;
+    struct workload *w;
+    struct diag_list *diags;
+    struct err *err;
+    size_t errors;
+    int stopped;   /* too many errors, or out of memory */
+    int no_memory;
+    int have_unix_start;
+    int have_first; /* the first job line with a submit time, for epoch detection */
+    double first_submit_s;
+    long first_line, first_col;
+    double min_submit_s;
+    int have_prev;
+    double prev_submit_s;
+    int warned_order;
+    int warned_extra;
+    size_t repeats[SWF_REPEAT_KINDS];
+    long repeat_line[SWF_REPEAT_KINDS];
+};
+
+static double swf_value(const struct swf_fields *f, int field)
+{
+    return f->v[field - 1];
+}
+
+/* ---- messages ---- */
+
+static void swf_error(struct swf_reader *r, long line, long col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void swf_warn(struct swf_reader *r, long line, long col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void swf_warn_repeat(struct swf_reader *r, enum swf_repeat kind, long line, long col,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void swf_error(struct swf_reader *r, long line, long col, const char *fmt, ...)
+{
+    if (r->stopped)
+        return;
+    if (r->errors == SWF_MAX_ERRORS) {
+        diag_add(r->diags, DIAG_ERROR, r->name, line, 0, "too many errors, stopping");
+        r->stopped = 1;
+        return;
+    }
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_add(r->diags, DIAG_ERROR, r->name, line, col, "%s", msg);
+    err_set(r->err, r->name, line, col, "%s", msg);
+    r->errors++;
+}
+
+static void swf_warn(struct swf_reader *r, long line, long col, const char *fmt, ...)
+{
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_add(r->diags, DIAG_WARNING, r->name, line, col, "%s", msg);
+}
+
+/* The first few of a kind are shown; swf_report_repeats counts the rest, so a
+ * log with 3,000 skipped jobs does not bury the one real problem. */
+static void swf_warn_repeat(struct swf_reader *r, enum swf_repeat kind, long line, long col,
+                            const char *fmt, ...)
+{
+    if (++r->repeats[kind] > SWF_REPEAT_MAX)
+        return;
+    r->repeat_line[kind] = line;
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_add(r->diags, DIAG_WARNING, r->name, line, col, "%s", msg);
+}
+
+static void swf_report_repeats(struct swf_reader *r)
+{
+    for (int k = 0; k < SWF_REPEAT_KINDS; k++) {
+        if (r->repeats[k] > SWF_REPEAT_MAX)
+            swf_warn(r, 0, 0, "%zu more warnings like the one at line %ld not shown",
+                     r->repeats[k] - SWF_REPEAT_MAX, r->repeat_line[k]);
+    }
+}
+
+static void swf_out_of_memory(struct swf_reader *r, long line)
+{
+    err_set(r->err, r->name, line, 0, "out of memory reading '%s'", r->name);
+    r->no_memory = 1;
+    r->stopped = 1;
+}
+
+/* ---- header lines ---- */
+
+static int swf_is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int swf_parse_header_int(const char *tok, size_t len, long long *out)
+{
+    char buf[SWF_TOKEN_MAX];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, tok, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (end != buf + len || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "; Key: value". Only the keys that size the machine or anchor the clock
+ * matter; the rest (and continuation lines without a key) are notes. */
+static void swf_header(struct swf_reader *r, const char *s, size_t n, long lineno)
+{
+    size_t i = 0;
+    while (i < n && (swf_is_space((unsigned char)s[i]) || s[i] == ';'))
+        i++;
+    size_t key = i;
+    while (i < n && s[i] != ':' && !swf_is_space((unsigned char)s[i]))
+        i++;
+    size_t key_len = i - key;
+    while (i < n && swf_is_space((unsigned char)s[i]))
+        i++;
+    if (i >= n || s[i] != ':')
+        return;
+    i++;
+    int64_t *slot = NULL;
+    long long min = 1;
+    if (key_len == 8 && memcmp(s + key, "MaxNodes", 8) == 0)
+        slot = &r->w->meta.max_nodes;
+    else if (key_len == 8 && memcmp(s + key, "MaxProcs", 8) == 0)
+        slot = &r->w->meta.max_procs;
+    else if (key_len == 13 && memcmp(s + key, "UnixStartTime", 13) == 0)
+        slot = &r->w->meta.unix_start_s, min = 0;
+    if (!slot)
+        return;
+    while (i < n && swf_is_space((unsigned char)s[i]))
+        i++;
+    size_t val = i;
+    while (i < n && !swf_is_space((unsigned char)s[i]))
+        i++;
+    long long v;
+    char q[TEXTFILE_QUOTE_CAP];
+    if (swf_parse_header_int(s + val, i - val, &v) != 0 || v < min) {
+        swf_warn(r, lineno, (long)val + 1, "header '%.*s' has a bad value '%s': ignored",
+                 (int)key_len, s + key, textfile_quote(q, sizeof q, s + val, i - val));
+        return;
+    }
+    *slot = (int64_t)v;
+    if (slot == &r->w->meta.unix_start_s)
+        r->have_unix_start = 1;
+}
+
+/* ---- job lines: splitting and numbers ---- */
+
+/* Returns 0, or -1 when the line holds binary garbage (reported once). */
+static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
+                     struct swf_fields *f)
+{
+    f->line = lineno;
+    f->nf = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (swf_is_space((unsigned char)s[i])) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        for (; i < n && !swf_is_space((unsigned char)s[i]); i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (c < 0x20 || c == 0x7f) {
+                swf_error(r, lineno, (long)i + 1, "unexpected byte 0x%02x", c);
+                return -1;
+            }
+        }
+        if (f->nf < SWF_FIELDS) {
+            f->tok[f->nf] = s + start;
+            f->len[f->nf] = i - start;
+            f->col[f->nf] = (long)start + 1;
+        } else if (f->nf == SWF_FIELDS) {
+            f->extra_col = (long)start + 1;
+        }
+        f->nf++;
+    }
+    return 0;
+}
+
+/* Plain decimal numbers only: strtod alone would also take "nan", "inf"
+ * and hex floats, none of which a log means. */
+static int swf_parse_number(const char *tok, size_t len, double *out)
+{
+    char buf[SWF_TOKEN_MAX];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        if (!strchr("0123456789+-.eE", tok[i]) || tok[i] == '\0')
+            return -1;
+    memcpy(buf, tok, len);
+    buf[len] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    if (end != buf + len || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Returns the number of errors found on the line. */
+static int swf_parse_fields(struct swf_reader *r, struct swf_fields *f)
+{
+    int bad = 0;
+    char q[TEXTFILE_QUOTE_CAP];
+    for (int i = 0; i < SWF_FIELDS; i++) {
+        f->v[i] = -1;
+        if (i >= f->nf)
+            continue;
+        if (swf_parse_number(f->tok[i], f->len[i], &f->v[i]) != 0) {
+            swf_error(r, f->line, f->col[i], "field %d ('%s') is not a number", i + 1,
+                      textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
+            bad++;
+            f->v[i] = -1;
+        } else if (f->v[i] <= -1) {
+            f->v[i] = -1; /* the spec's "unknown"; logs also write -2, -99 */
+        }
+    }
+    return bad;
+}
+
+static int swf_check_times(struct swf_reader *r, const struct swf_fields *f)
+{
+    static const int time_fields[] = {SWF_F_SUBMIT, SWF_F_RUN, SWF_F_REQ_TIME};
+    int bad = 0;
+    char q[TEXTFILE_QUOTE_CAP];
+    for (size_t k = 0; k < sizeof time_fields / sizeof *time_fields; k++) {
+        int i = time_fields[k] - 1;
+        if (i < f->nf && f->v[i] > SWF_ABSURD_S) {
+            swf_error(r, f->line, f->col[i], "field %d ('%s') is out of range (more than 1e12 s)",
+                      i + 1, textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* A whole number from a field, or an error at it. */
+static int swf_whole(struct swf_reader *r, const struct swf_fields *f, int field, double max,
+                     int64_t *out)
+{
+    int i = field - 1;
+    double v = f->v[i];
+    char q[TEXTFILE_QUOTE_CAP];
+    if (v < 0) {
+        *out = -1;
+        return 0;
+    }
+    if (v != floor(v)) {
+        swf_error(r, f->line, f->col[i], "field %d ('%s') is not a whole number", field,
+                  textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
+        return -1;
+    }
+    if (v > max) {
+        swf_error(r, f->line, f->col[i], "field %d ('%s') is too large (more than %.0f)", field,
+                  textfile_quote(q, sizeof q, f->tok[i], f->len[i]), max);
+        return -1;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+static sim_time swf_us(double s)
+{
+    return (sim_time)llround(s * 1e6);
+}
+
+/* ---- conversion into jobs ---- */
+
+/* Ids are kept as the log wrote them when it wrote digits (ALCF's user ids
+ * pass 2^53, where a double would round them). */
+static const char *swf_id_text(char *buf, size_t cap, const char *tok, size_t len, double v)
+{
+    size_t i = tok[0] == '+';
+    size_t digits = i;
+    while (digits < len && tok[digits] >= '0' && tok[digits] <= '9')
+        digits++;
+    if (digits == len && len > i && len - i < cap) {
+        while (i + 1 < len && tok[i] == '0')
+            i++; /* "007" and "7" are one user */
+        memcpy(buf, tok + i, len - i);
+        buf[len - i] = '\0';
+    } else if (v == floor(v) && v < 9e18) {
+        snprintf(buf, cap, "%lld", (long long)v);
+    } else {
+        snprintf(buf, cap, "%.17g", v);
+    }
+    return buf;
+}
+
+static int32_t swf_intern(struct swf_reader *r, struct string_table *t, const struct swf_fields *f,
+                          int field)
+{
+    int i = field - 1;
+    if (f->v[i] < 0)
+        return -1;
+    char buf[SWF_TOKEN_MAX];
+    int32_t k = string_table_intern(t, swf_id_text(buf, sizeof buf, f->tok[i], f->len[i], f->v[i]));
+    if (k < 0)
+        swf_out_of_memory(r, f->line);
+    return k;
+}
+
+static int32_t swf_status(double v)
+{
+    if (v < 0 || v > INT32_MAX || v != floor(v))
+        return -1;
+    return (int32_t)v;
+}
+
+/* What both conventions share: the id, the submit time, the outcome.
+ * Returns 0, 1 when the job is skipped (with a warning), -1 on error. */
+static int swf_job_base(struct swf_reader *r, const struct swf_fields *f, struct job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->source_line = f->line;
+    if (swf_whole(r, f, SWF_F_JOB, 9e18, &j->id) != 0)
+        return -1;
+    char q[TEXTFILE_QUOTE_CAP];
+    if (swf_value(f, SWF_F_SUBMIT) < 0) {
+        swf_warn_repeat(r, SWF_REPEAT_NO_SUBMIT, f->line, f->col[SWF_F_SUBMIT - 1],
+                        "job '%s' has no submit time: skipped",
+                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
+        return 1;
+    }
+    j->submit_us = swf_us(swf_value(f, SWF_F_SUBMIT));
+    j->status = swf_status(swf_value(f, SWF_F_STATUS));
+    j->user = j->team = -1;
+    return 0;
+}
+
+static int swf_job_people(struct swf_reader *r, const struct swf_fields *f, struct job *j)
+{
+    j->user = swf_intern(r, &r->w->users, f, SWF_F_USER);
+    j->team = swf_intern(r, &r->w->teams, f, SWF_F_GROUP);
+    return r->no_memory ? -1 : 0;
+}
+
+static void swf_push(struct swf_reader *r, const struct job *j)
+{
+    if (!workload_push(r->w, j))
+        swf_out_of_memory(r, j->source_line);
+}
+
+/* SWF_REPLAY: what a resource manager saw. */
+static void swf_convert_replay(struct swf_reader *r, const struct swf_fields *f)
+{
+    struct job j;
+    int rc = swf_job_base(r, f, &j);
+    if (rc != 0) {
+        r->w->meta.skipped_at_read += rc == 1;
+        return;
+    }
+    char q[TEXTFILE_QUOTE_CAP];
+    const char *id = textfile_quote(q, sizeof q, f->tok[0], f->len[0]);
+    if (swf_value(f, SWF_F_RUN) < 0) {
+        swf_warn_repeat(r, SWF_REPEAT_NO_RUN, f->line, f->col[SWF_F_RUN - 1],
+                        "job '%s' has no run time: skipped", id);
+        r->w->meta.skipped_at_read++;
+        return;
+    }
+    int size_field = swf_value(f, SWF_F_REQ_PROCS) > 0 ? SWF_F_REQ_PROCS
+                     : swf_value(f, SWF_F_ALLOC) > 0   ? SWF_F_ALLOC
+                                                       : 0;
+    if (!size_field) {
+        swf_warn_repeat(r, SWF_REPEAT_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
+                        "job '%s' has no processor count: skipped", id);
+        r->w->meta.skipped_at_read++;
+        return;
+    }
+    int64_t slots;
+    if (swf_whole(r, f, size_field, INT32_MAX, &slots) != 0)
+        return;
+    j.slots = (int32_t)slots;
+    j.runtime_us = swf_us(swf_value(f, SWF_F_RUN));
+    j.limit_us = swf_value(f, SWF_F_REQ_TIME) > 0 ? swf_us(swf_value(f, SWF_F_REQ_TIME)) : -1;
+    if (swf_job_people(r, f, &j) == 0)
+        swf_push(r, &j);
+}
+
+/* SWF_RLSCHEDULER: the loader of DIR-LAB/deep-batch-scheduler (job.py), step
+ * by step, because its published tables depend on each quirk. */
+static void swf_convert_rlscheduler(struct swf_reader *r, const struct swf_fields *f)
+{
+    struct job j;
+    int rc = swf_job_base(r, f, &j);
+    if (rc != 0) {
+        r->w->meta.skipped_at_read += rc == 1;
+        return;
+    }
+    int64_t alloc, req;
+    if (swf_whole(r, f, SWF_F_ALLOC, INT32_MAX, &alloc) != 0 ||
+        swf_whole(r, f, SWF_F_REQ_PROCS, INT32_MAX, &req) != 0)
+        return;
+    int64_t procs = alloc > req ? alloc : req;
+    if (procs <= 0) {
+        /* job.py would keep it with -1 processors; no simulator can place that */
+        char q[TEXTFILE_QUOTE_CAP];
+        swf_warn_repeat(r, SWF_REPEAT_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
+                        "job '%s' has no processor count: skipped",
+                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
+        r->w->meta.skipped_at_read++;
+        return;
+    }
+    double run_s = swf_value(f, SWF_F_RUN);
+    double request_s = swf_value(f, SWF_F_REQ_TIME);
+    if (request_s == -1)
+        request_s = run_s; /* the original run time, before the fix-up below */
+    if (run_s < 0)
+        run_s = 10;
+    if (run_s == 0) {
+        r->w->meta.skipped_at_read++;
+        return;
+    }
+    j.slots = (int32_t)procs;
+    j.runtime_us = swf_us(run_s);
+    j.limit_us = request_s < 0 ? -1 : swf_us(request_s);
+    if (swf_job_people(r, f, &j) == 0)
+        swf_push(r, &j);
+}
+
+/* ---- one line ---- */
+
+static void swf_note_submit(struct swf_reader *r, const struct swf_fields *f)
+{
+    double s = swf_value(f, SWF_F_SUBMIT);
+    if (s < 0)
+        return;
+    if (!r->have_first) {
+        r->have_first = 1;
+        r->first_submit_s = r->min_submit_s = s;
+        r->first_line = f->line;
+        r->first_col = f->col[SWF_F_SUBMIT - 1];
+    }
+    if (s < r->min_submit_s)
+        r->min_submit_s = s;
+    if (r->have_prev && s < r->prev_submit_s && !r->warned_order) {
+        r->warned_order = 1;
+        swf_warn(r, f->line, f->col[SWF_F_SUBMIT - 1],
+                 "submit time %.15g is earlier than the previous job's %.15g: %s", s,
+                 r->prev_submit_s,
+                 r->conv == SWF_REPLAY ? "jobs sorted by submit time"
+                                       : "jobs kept in id order (RLScheduler convention)");
+    }
+    r->have_prev = 1;
+    r->prev_submit_s = s;
+}
+
+static void swf_job_line(struct swf_reader *r, const char *s, size_t n, long lineno)
+{
+    struct swf_fields f;
+    if (swf_split(r, s, n, lineno, &f) != 0 || f.nf == 0)
+        return;
+    if (swf_parse_fields(r, &f) != 0)
+        return;
+    if (f.nf < SWF_MIN_FIELDS) {
+        swf_warn_repeat(r, SWF_REPEAT_TOO_SHORT, lineno, 1,
+                        "%d fields, expected 18: too short to describe a job: skipped", f.nf);
+        r->w->meta.skipped_at_read++;
+        return;
+    }
+    if (f.nf < SWF_FIELDS)
+        swf_warn_repeat(r, SWF_REPEAT_SHORT, lineno, 1,
+                        "%d fields, expected 18: missing fields taken as unknown (-1)", f.nf);
+    if (f.nf > SWF_FIELDS && !r->warned_extra) {
+        /* Alea's extended SWF appends node lists and queue names */
+        r->warned_extra = 1;
+        swf_warn(r, lineno, f.extra_col,
+                 "%d fields, expected 18: fields after the 18th ignored here and on any "
+                 "later line",
+                 f.nf);
+    }
+    if (swf_check_times(r, &f) != 0)
+        return;
+    swf_note_submit(r, &f);
+    if (r->conv == SWF_RLSCHEDULER)
+        swf_convert_rlscheduler(r, &f);
+    else
+        swf_convert_replay(r, &f);
+}
+
+static int swf_is_comment(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && swf_is_space((unsigned char)s[i]))
+        i++;
+    return i < n && s[i] == ';';
+}
+
+/* ---- after the last line ---- */
+
+/* Absolute epoch submits (ALCF's Mira log) would put the first arrival
+ * decades into the simulation; the log start becomes the earliest submit. */
+static void swf_make_relative(struct swf_reader *r)
+{
+    if (r->have_unix_start || !r->have_first || r->first_submit_s <= SWF_EPOCH_GUESS_S)
+        return;
+    int64_t start_s = (int64_t)floor(r->min_submit_s);
+    sim_time shift_us = start_s * SIM_US_PER_S;
+    for (size_t i = 0; i < r->w->n; i++)
+        r->w->jobs[i].submit_us -= shift_us;
+    r->w->meta.unix_start_s = start_s;
+    swf_warn(r, r->first_line, r->first_col,
+             "submit times look absolute (epoch seconds): made relative to the first job");
+}
+
+static int swf_id_cmp(const void *pa, const void *pb)
+{
+    const struct job *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    /* source_line makes qsort stable, as job.py's sort is */
+    return a->source_line < b->source_line ? -1 : a->source_line > b->source_line;
+}
+
+static int swf_finish(struct swf_reader *r)
+{
+    if (r->no_memory)
+        return -1;
+    swf_report_repeats(r);
+    swf_make_relative(r);
+    if (r->conv == SWF_RLSCHEDULER) {
+        if (r->w->n > 1)
+            qsort(r->w->jobs, r->w->n, sizeof *r->w->jobs, swf_id_cmp);
+        if (r->w->meta.max_procs < 0)
+            r->w->meta.max_procs = r->w->meta.max_nodes;
+    } else {
+        workload_sort_by_submit(r->w);
+    }
+    if (r->errors)
+        return -1;
+    if (r->w->n == 0) {
+        diag_add(r->diags, DIAG_ERROR, r->name, 0, 0, "no jobs in '%s'", r->name);
+        return err_set(r->err, r->name, 0, 0, "no jobs in '%s'", r->name);
+    }
+    return 0;
+}
+
+int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_convention conv,
+                    struct workload *w, struct diag_list *diags, struct err *err)
+{
+    struct swf_reader r;
+    memset(&r, 0, sizeof r);
+    r.name = name;
+    r.conv = conv;
+    r.w = w;
+    r.diags = diags;
+    r.err = err;
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    const char *s;
+    size_t n;
+    while (!r.stopped && textfile_lines_next(&it, &s, &n)) {
+        if (swf_is_comment(s, n))
+            swf_header(&r, s, n, it.line);
+        else
+            swf_job_line(&r, s, n, it.line);
+    }
+    return swf_finish(&r);
+}
+
+int swf_read(const char *path, enum swf_convention conv, struct workload *w, struct diag_list *diags,
+             struct err *err)
+{
+    char *data;
+    size_t len;
+    if (textfile_load(path, &data, &len, diags, err) != 0)
+        return -1;
+    int rc = swf_read_buffer(path, data, len, conv, w, diags, err);
+    free(data);
+    return rc;
+}

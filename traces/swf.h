@@ -1,0 +1,43 @@
+/* swf: reader for the Standard Workload Format (Parallel Workloads Archive),
+ * plain or gzip-compressed (zlib reads both).
+ *
+ * Lenient as real logs demand: a missing header, tabs, float fields, absolute
+ * epoch timestamps, gaps in job ids, extra fields (Alea's extended SWF) and
+ * short lines are accepted with a warning naming the line. What cannot be
+ * understood (a non-numeric field, binary garbage, a corrupt gzip stream, a
+ * file without jobs) is an error with file:line:col; reading goes on to list
+ * more problems (up to the diag list's limit), and the call fails.
+ *
+ * Two conventions turn the 18 fields into jobs:
+ *  SWF_REPLAY        what a real scheduler does, and the established
+ *                    simulators: size = requested processors (field 8), or
+ *                    allocated ones (field 5) when missing; limit = requested
+ *                    time (field 9) when given; runtime = field 4. Jobs without
+ *                    a runtime or a size are skipped with a warning.
+ *  SWF_RLSCHEDULER   the RLScheduler (SC'20) loader, for reproducing its
+ *                    tables: size = max(field 5, field 8); requested time =
+ *                    field 9, or the runtime when it is -1; a negative runtime
+ *                    becomes 10; jobs with runtime 0 are dropped; jobs sorted
+ *                    by id.
+ * In both, times become microseconds relative to the log start.
+ */
+#ifndef FLEETSIM_TRACES_SWF_H
+#define FLEETSIM_TRACES_SWF_H
+
+#include <stddef.h>
+
+#include "models/workload.h"
+#include "sim/err.h"
+
+enum swf_convention { SWF_REPLAY, SWF_RLSCHEDULER };
+
+/* Reads path into w (which must be freshly initialised). Warnings and errors
+ * go to diags; on failure err holds the first error and w may hold a partial
+ * workload the caller must release. Returns 0 or -1. */
+int swf_read(const char *path, enum swf_convention conv, struct workload *w, struct diag_list *diags,
+             struct err *err);
+/* The same over a memory buffer; `name` is used in messages. */
+int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_convention conv,
+                    struct workload *w, struct diag_list *diags, struct err *err);
+
+#endif

@@ -1,0 +1,160 @@
+#include "traces/textfile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+enum { TEXTFILE_CHUNK = 1 << 20, TEXTFILE_GZBUF = 1 << 17 };
+
+/* zlib prefixes its messages with the path it was given; the caller's
+ * message names the file already, so only the reason is kept. */
+static const char *textfile_zlib_reason(const char *msg, const char *path)
+{
+    size_t n = strlen(path);
+    if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+        return msg + n + 2;
+    if (strncmp(msg, "<fd:", 4) == 0) {
+        const char *p = strstr(msg, ">: ");
+        if (p)
+            return p + 3;
+    }
+    return msg;
+}
+
+static gzFile textfile_open(const char *path)
+{
+    if (strcmp(path, "-") != 0)
+        return gzopen(path, "rb");
+    int fd = dup(STDIN_FILENO); /* gzclose closes it; standard input stays open */
+    if (fd < 0)
+        return NULL;
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz)
+        close(fd);
+    return gz;
+}
+
+static int textfile_check(gzFile gz, const char *path, struct err *err)
+{
+    int errnum = Z_OK;
+    const char *msg = gzerror(gz, &errnum);
+    if (errnum == Z_OK)
+        return 0;
+    if (errnum == Z_ERRNO)
+        return err_set(err, path, 0, 0, "cannot read '%s': %s", path, strerror(errno));
+    if (errnum == Z_MEM_ERROR)
+        return err_set(err, path, 0, 0, "out of memory reading '%s'", path);
+    return err_set(err, path, 0, 0, "corrupt gzip data in '%s': %s", path,
+                   textfile_zlib_reason(msg, path));
+}
+
+/* Grows *buf so that at least one more chunk fits. */
+static int textfile_grow(char **buf, size_t *cap, size_t len)
+{
+    if (*cap - len > 1)
+        return 0;
+    if (*cap > SIZE_MAX / 2)
+        return -1;
+    size_t ncap = *cap ? *cap * 2 : TEXTFILE_CHUNK;
+    char *p = realloc(*buf, ncap);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = ncap;
+    return 0;
+}
+
+int textfile_read(const char *path, char **data, size_t *len, struct err *err)
+{
+    *data = NULL;
+    *len = 0;
+    errno = 0;
+    gzFile gz = textfile_open(path);
+    if (!gz)
+        return err_set(err, path, 0, 0, "cannot open '%s': %s", path,
+                       errno ? strerror(errno) : "out of memory");
+    gzbuffer(gz, TEXTFILE_GZBUF);
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (textfile_grow(&buf, &cap, n) != 0) {
+            gzclose(gz);
+            free(buf);
+            return err_set(err, path, 0, 0, "out of memory reading '%s'", path);
+        }
+        size_t room = cap - n - 1; /* keep one byte for the terminator */
+        unsigned ask = room > INT_MAX / 2 ? INT_MAX / 2 : (unsigned)room;
+        int got = gzread(gz, buf + n, ask);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    if (textfile_check(gz, path, err) != 0) {
+        gzclose(gz);
+        free(buf);
+        return -1;
+    }
+    gzclose(gz);
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+int textfile_load(const char *path, char **data, size_t *len, struct diag_list *diags,
+                  struct err *err)
+{
+    struct err e; /* a local one: err may be NULL or set already */
+    err_clear(&e);
+    if (textfile_read(path, data, len, &e) == 0)
+        return 0;
+    diag_add(diags, DIAG_ERROR, e.file, e.line, e.col, "%s", e.msg);
+    return err_set(err, e.file, e.line, e.col, "%s", e.msg);
+}
+
+const char *textfile_quote(char *buf, size_t cap, const char *s, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i == 32) {
+            o += (size_t)snprintf(buf + o, cap - o, "...");
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f)
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+void textfile_lines_init(struct textfile_lines *it, const char *data, size_t len)
+{
+    it->data = data;
+    it->len = len;
+    it->pos = 0;
+    it->line = 0;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        it->pos = 3;
+}
+
+int textfile_lines_next(struct textfile_lines *it, const char **line, size_t *line_len)
+{
+    if (it->pos >= it->len)
+        return 0;
+    const char *start = it->data + it->pos;
+    const char *nl = memchr(start, '\n', it->len - it->pos);
+    size_t n = nl ? (size_t)(nl - start) : it->len - it->pos;
+    it->pos += n + (nl != NULL);
+    it->line++;
+    *line = start;
+    *line_len = n;
+    return 1;
+}

@@ -1,0 +1,44 @@
+/* textfile: reading a whole trace file into memory, plain or gzip-compressed
+ * (zlib reads both transparently), and walking it line by line.
+ *
+ * Trace readers parse from memory so that the same code serves files, tests
+ * and fuzzers (the *_read_buffer functions). The buffer returned by
+ * textfile_read is malloc'd, owned by the caller, and NUL-terminated one byte
+ * past `len` for convenience; it may itself contain NUL bytes, which is why
+ * every consumer goes by `len`.
+ */
+#ifndef FLEETSIM_TRACES_TEXTFILE_H
+#define FLEETSIM_TRACES_TEXTFILE_H
+
+#include <stddef.h>
+
+#include "sim/err.h"
+
+/* Reads path ("-" = standard input). A corrupt gzip stream fails with
+ * "corrupt gzip data in 'FILE': <zlib's reason>". Returns 0 or -1. */
+int textfile_read(const char *path, char **data, size_t *len, struct err *err);
+/* The same, also recording a failure in diags, as the readers report
+ * everything there. */
+int textfile_load(const char *path, char **data, size_t *len, struct diag_list *diags,
+                  struct err *err);
+
+/* Copies up to 32 bytes of s for quoting in a message; bytes that are not
+ * printable ASCII become \xNN, so a message never carries binary garbage to
+ * a terminal. cap of 140 holds the worst case. Returns buf. */
+const char *textfile_quote(char *buf, size_t cap, const char *s, size_t len);
+enum { TEXTFILE_QUOTE_CAP = 140 };
+
+/* Line cursor over a buffer: lines end at '\n' (not included); the last line
+ * may lack it. A UTF-8 byte-order mark at the very start is skipped, since
+ * editors on some systems add one. */
+struct textfile_lines {
+    const char *data;
+    size_t len, pos;
+    long line; /* 1-based number of the line last returned */
+};
+
+void textfile_lines_init(struct textfile_lines *it, const char *data, size_t len);
+/* Returns 1 and the next line, or 0 at the end. */
+int textfile_lines_next(struct textfile_lines *it, const char **line, size_t *line_len);
+
+#endif
