@@ -1,7 +1,6 @@
 #include "traces/jsonl.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,8 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "sim/atomic_file.h"
+#include "sim/units.h"
 #include "traces/textfile.h"
 
 enum {
@@ -273,7 +273,8 @@ static int jsonl_check_value(struct jsonl_reader *r, const struct jsonl_line *ln
     return -1;
 }
 
-static void jsonl_unknown_key(struct jsonl_reader *r, const struct jsonl_line *ln, const char *key,
+/* Reports an unknown key; returns the suggested key's index or -1. */
+static long jsonl_unknown_key(struct jsonl_reader *r, const struct jsonl_line *ln, const char *key,
                               const struct jsonl_key *keys, size_t n)
 {
     long key_col, val_col;
@@ -281,35 +282,43 @@ static void jsonl_unknown_key(struct jsonl_reader *r, const struct jsonl_line *l
     char q[TEXTFILE_QUOTE_CAP];
     textfile_quote(q, sizeof q, key, strlen(key));
     const char *near = jsonl_suggest(key, keys, n);
-    if (near)
-        jsonl_error(r, ln->line, key_col, "unknown key '%s'; did you mean '%s'?", q, near);
-    else
+    if (!near) {
         jsonl_error(r, ln->line, key_col, "unknown key '%s'", q);
+        return -1;
+    }
+    jsonl_error(r, ln->line, key_col, "unknown key '%s'; did you mean '%s'?", q, near);
+    return (long)(jsonl_find(near, keys, n) - keys);
 }
 
 /* Checks every key of obj against the table; fills found[] (by table index).
- * Returns the number of problems. */
+ * A required key that a typo stands for is not reported missing as well:
+ * one mistake, one message. Returns the number of problems. */
 static int jsonl_check_keys(struct jsonl_reader *r, const struct jsonl_line *ln, json_t *obj,
                             const struct jsonl_key *keys, size_t n, json_t **found)
 {
     int bad = 0;
     const char *key;
     json_t *v;
+    unsigned char named[JSONL_N_JOB_KEYS > JSONL_N_HEADER_KEYS ? JSONL_N_JOB_KEYS : JSONL_N_HEADER_KEYS];
     for (size_t i = 0; i < n; i++)
-        found[i] = NULL;
+        found[i] = NULL, named[i] = 0;
     json_object_foreach(obj, key, v) {
         const struct jsonl_key *k = jsonl_find(key, keys, n);
         if (!k) {
-            jsonl_unknown_key(r, ln, key, keys, n);
+            long near = jsonl_unknown_key(r, ln, key, keys, n);
+            if (near >= 0)
+                named[near] = 1;
             bad++;
-        } else if (jsonl_check_value(r, ln, k, v) != 0) {
-            bad++;
-        } else {
-            found[k - keys] = v;
+            continue;
         }
+        named[k - keys] = 1;
+        if (jsonl_check_value(r, ln, k, v) != 0)
+            bad++;
+        else
+            found[k - keys] = v;
     }
     for (size_t i = 0; i < n; i++) {
-        if (keys[i].required && !found[i] && !json_object_get(obj, keys[i].name)) {
+        if (keys[i].required && !named[i]) {
             jsonl_error(r, ln->line, 1, "missing key '%s'", keys[i].name);
             bad++;
         }
@@ -393,7 +402,8 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
             j.runtime_us = jsonl_us(v);
             break;
         case JSONL_LIMIT:
-            j.limit_us = jsonl_us(v);
+            /* > 0 s must stay > 0 us, or the writer would emit a limit of 0 */
+            j.limit_us = jsonl_us(v) > 0 ? jsonl_us(v) : 1;
             break;
         case JSONL_GPUS:
             j.slots = (int32_t)json_integer_value(v);
@@ -417,18 +427,34 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
         jsonl_out_of_memory(r, ln->line);
 }
 
+/* jansson quotes the bytes near the error, which may be binary garbage:
+ * those become \xNN, as in every message we print. */
+static void jsonl_clean(char *out, size_t cap, const char *in)
+{
+    size_t o = 0;
+    for (; *in && o + 5 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        if (c >= 0x20 && c < 0x7f)
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    out[o] = '\0';
+}
+
 /* jansson parses each line as a whole document; its "end of file" is the
  * end of our line. */
 static void jsonl_syntax_error(struct jsonl_reader *r, const struct jsonl_line *ln,
                                const json_error_t *je)
 {
-    char text[sizeof je->text + 16];
+    char raw[sizeof je->text + 16], text[4 * sizeof raw];
     const char *eof = strstr(je->text, "end of file");
     if (eof)
-        snprintf(text, sizeof text, "%.*send of line%s", (int)(eof - je->text), je->text,
+        snprintf(raw, sizeof raw, "%.*send of line%s", (int)(eof - je->text), je->text,
                  eof + strlen("end of file"));
     else
-        snprintf(text, sizeof text, "%s", je->text);
+        snprintf(raw, sizeof raw, "%s", je->text);
+    jsonl_clean(text, sizeof text, raw);
     long col = je->position > 0 ? (long)je->position : 1; /* bytes, like every column we report */
     jsonl_error(r, ln->line, col, "invalid json: %s", text);
 }
@@ -500,24 +526,6 @@ int jsonl_read(const char *path, struct workload *w, struct diag_list *diags, st
 
 /* ---- writing ---- */
 
-/* Exact decimal seconds from microseconds: "3600", "0.5", "12.000001". */
-static void jsonl_format_seconds(char *buf, size_t cap, sim_time us)
-{
-    uint64_t a = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
-    const char *sign = us < 0 ? "-" : "";
-    uint64_t whole = a / 1000000u, frac = a % 1000000u;
-    if (frac == 0) {
-        snprintf(buf, cap, "%s%" PRIu64, sign, whole);
-        return;
-    }
-    int digits = 6;
-    while (frac % 10 == 0) {
-        frac /= 10;
-        digits--;
-    }
-    snprintf(buf, cap, "%s%" PRIu64 ".%0*" PRIu64, sign, whole, digits, frac);
-}
-
 /* JSON string escaping; bytes >= 0x80 pass through (UTF-8 stays UTF-8). */
 static void jsonl_put_string(FILE *f, const char *s)
 {
@@ -550,12 +558,12 @@ static void jsonl_put_job(FILE *f, const struct workload *w, const struct job *j
 {
     char s[48];
     fprintf(f, "{\"id\":%" PRId64, j->id);
-    jsonl_format_seconds(s, sizeof s, j->submit_us);
+    units_format_seconds(s, sizeof s, j->submit_us);
     fprintf(f, ",\"submit_s\":%s", s);
-    jsonl_format_seconds(s, sizeof s, j->runtime_us);
+    units_format_seconds(s, sizeof s, j->runtime_us);
     fprintf(f, ",\"runtime_s\":%s", s);
     if (j->limit_us != -1) {
-        jsonl_format_seconds(s, sizeof s, j->limit_us);
+        units_format_seconds(s, sizeof s, j->limit_us);
         fprintf(f, ",\"limit_s\":%s", s);
     }
     fprintf(f, ",\"gpus\":%" PRId32, j->slots);
@@ -582,44 +590,19 @@ static int jsonl_put_all(FILE *f, const struct workload *w)
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }
 
-/* Writes into a fresh temporary beside the target, then renames it over the
- * target: readers see the old file or the whole new one, never a half. */
+/* Through atomic_file: readers see the old file or the whole new one, never
+ * a half, and a failure leaves the old one in place. */
 static int jsonl_write_file(const char *path, const struct workload *w, struct err *err)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return err_set(err, path, 0, 0, "out of memory writing '%s'", path);
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        err_set(err, path, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
+    struct atomic_file f;
+    if (atomic_file_open(&f, path, err) != 0)
         return -1;
+    if (jsonl_put_all(f.fp, w) != 0) {
+        int saved = errno;
+        atomic_file_abort(&f);
+        return err_set(err, path, 0, 0, "cannot write: %s", strerror(saved ? saved : EIO));
     }
-    int rc = jsonl_put_all(f, w);
-    if (rc == 0 && fsync(fileno(f)) != 0)
-        rc = -1;
-    int saved = errno;
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc != 0) {
-        unlink(tmp);
-        err_set(err, path, 0, 0, "cannot write '%s': %s", path, strerror(saved));
-    }
-    free(tmp);
-    return rc;
+    return atomic_file_commit(&f, err);
 }
 
 int jsonl_write(const char *path, FILE *out, const struct workload *w, struct err *err)
