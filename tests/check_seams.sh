@@ -10,7 +10,7 @@ libc=$(gcc -print-file-name=libc.so.6); libm=$(gcc -print-file-name=libm.so.6)
 [ -r "$libm" ] || libm=$(ldconfig -p | awk '/libm.so.6 /{print $NF; exit}')
 nm -D --defined-only "$libc" "$libm" 2>/dev/null | awk '{print $NF}' | sed 's/@.*//' | sort -u >"$TMP/libc"
 nm --defined-only "$archive" | awk 'NF==3{print $3}' | sort -u >"$TMP/defined"
-nm -u "$archive" | awk '{print $NF}' | sort -u >"$TMP/undefined"
+nm -u "$archive" | awk '$1 == "U" {print $2}' | sed 's/@.*//' | sort -u >"$TMP/undefined"
 outside=$(comm -23 "$TMP/undefined" "$TMP/defined" | comm -23 - "$TMP/libc" | grep -v '^__' )
 if [ -z "$outside" ]; then pass; else fail "seams: $archive needs symbols from outside libc/libm: $outside"; fi
 # and no stdio: policies do no I/O
