@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cli_print_diags(const struct diag_list *d, size_t max_warnings, int quiet)
 {
@@ -82,4 +83,36 @@ int cli_parse_int(const char *option, const char *text, int64_t lo, int64_t hi, 
     }
     *out = v;
     return 0;
+}
+
+int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt)
+{
+    if (!strcmp(text, "auto"))
+        *fmt = TRACE_AUTO;
+    else if (!strcmp(text, "swf"))
+        *fmt = TRACE_SWF;
+    else if (!strcmp(text, "jsonl"))
+        *fmt = TRACE_JSONL;
+    else
+        return cli_usage_error(cmd, "unknown format '%s' (auto, swf, jsonl)", text);
+    return CLI_OK;
+}
+
+int cli_read_trace(const char *path, enum trace_format fmt, enum swf_convention conv, int quiet,
+                   struct workload *w)
+{
+    struct diag_list diags;
+    struct err err;
+    diag_list_init(&diags, 1000);
+    err_clear(&err);
+    workload_init(w);
+    int rc = trace_read(path, fmt, conv, w, &diags, &err);
+    cli_print_diags(&diags, 20, quiet);
+    size_t errors = diag_count(&diags, DIAG_ERROR);
+    diag_list_release(&diags);
+    if (rc == 0)
+        return CLI_OK;
+    if (!errors)
+        cli_print_err(&err);
+    return strstr(err.msg, "cannot read") || strstr(err.msg, "cannot open") ? CLI_IO : CLI_USAGE;
 }

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "models/workload.h"
 #include "sim/err.h"
+#include "traces/trace.h"
 
 enum cli_exit { CLI_OK = 0, CLI_GATE = 1, CLI_USAGE = 2, CLI_IO = 3, CLI_INTERNAL = 4 };
 
@@ -28,6 +30,13 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int64_t *out);
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "auto", "swf", "jsonl" -> *fmt; a usage error (CLI_USAGE) otherwise. */
+int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt);
+/* Reads a trace, printing its diagnostics. Returns CLI_OK, CLI_USAGE (bad
+ * trace) or CLI_IO (cannot read). w is initialised here; release it always. */
+int cli_read_trace(const char *path, enum trace_format fmt, enum swf_convention conv, int quiet,
+                   struct workload *w);
 
 int cmd_replay(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

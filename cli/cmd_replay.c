@@ -82,14 +82,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
                 return CLI_USAGE;
             break;
         case OPT_FORMAT:
-            if (!strcmp(optarg, "auto"))
-                a->format = TRACE_AUTO;
-            else if (!strcmp(optarg, "swf"))
-                a->format = TRACE_SWF;
-            else if (!strcmp(optarg, "jsonl"))
-                a->format = TRACE_JSONL;
-            else
-                return cli_usage_error("replay", "unknown format '%s' (auto, swf, jsonl)", optarg);
+            if (cli_parse_format("replay", optarg, &a->format) != CLI_OK)
+                return CLI_USAGE;
             break;
         case OPT_JOBS_CSV:
             a->jobs_csv = optarg;
@@ -124,25 +118,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         return cli_usage_error("replay", "--compat-wait only applies with --protocol rlscheduler");
     if (a->slots > 0 && a->nodes < 0)
         return cli_usage_error("replay", "--slots needs --nodes");
-    return CLI_OK;
-}
-
-static int load_trace(const struct replay_args *a, enum swf_convention conv, struct workload *w)
-{
-    struct diag_list diags;
-    struct err err;
-    diag_list_init(&diags, 1000);
-    err_clear(&err);
-    workload_init(w);
-    int rc = trace_read(a->trace, a->format, conv, w, &diags, &err);
-    cli_print_diags(&diags, 20, a->quiet);
-    size_t errors = diag_count(&diags, DIAG_ERROR);
-    diag_list_release(&diags);
-    if (rc != 0) {
-        if (!errors)
-            cli_print_err(&err);
-        return strstr(err.msg, "cannot read") || strstr(err.msg, "cannot open") ? CLI_IO : CLI_USAGE;
-    }
     return CLI_OK;
 }
 
@@ -190,7 +165,7 @@ static void report_skipped(const struct replay_args *a, const struct workload *w
 static int replay_normal(const struct replay_args *a)
 {
     struct workload w;
-    int rc = load_trace(a, SWF_REPLAY, &w);
+    int rc = cli_read_trace(a->trace, a->format, SWF_REPLAY, a->quiet, &w);
     if (rc != CLI_OK) {
         workload_release(&w);
         return rc;
@@ -272,7 +247,7 @@ static int replay_protocol(const struct replay_args *a)
     if (rc != CLI_OK)
         return rc;
     struct workload w;
-    if ((rc = load_trace(a, SWF_RLSCHEDULER, &w)) != CLI_OK) {
+    if ((rc = cli_read_trace(a->trace, a->format, SWF_RLSCHEDULER, a->quiet, &w)) != CLI_OK) {
         workload_release(&w);
         return rc;
     }

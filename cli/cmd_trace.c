@@ -45,14 +45,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_args *a)
     while ((c = getopt_long(argc, argv, ":qh", options, NULL)) != -1) {
         switch (c) {
         case OPT_FORMAT:
-            if (!strcmp(optarg, "auto"))
-                a->format = TRACE_AUTO;
-            else if (!strcmp(optarg, "swf"))
-                a->format = TRACE_SWF;
-            else if (!strcmp(optarg, "jsonl"))
-                a->format = TRACE_JSONL;
-            else
-                return cli_usage_error("trace", "unknown format '%s' (auto, swf, jsonl)", optarg);
+            if (cli_parse_format("trace", optarg, &a->format) != CLI_OK)
+                return CLI_USAGE;
             break;
         case OPT_JSON:
             a->json = 1;
@@ -72,29 +66,10 @@ static int parse_trace_args(int argc, char **argv, struct trace_args *a)
     return CLI_OK;
 }
 
-static int read_trace(const char *path, const struct trace_args *a, struct workload *w)
-{
-    struct diag_list diags;
-    struct err err;
-    diag_list_init(&diags, 1000);
-    err_clear(&err);
-    workload_init(w);
-    int rc = trace_read(path, a->format, SWF_REPLAY, w, &diags, &err);
-    cli_print_diags(&diags, 20, a->quiet);
-    size_t errors = diag_count(&diags, DIAG_ERROR);
-    diag_list_release(&diags);
-    if (rc != 0) {
-        if (!errors)
-            cli_print_err(&err);
-        return strstr(err.msg, "cannot read") || strstr(err.msg, "cannot open") ? CLI_IO : CLI_USAGE;
-    }
-    return CLI_OK;
-}
-
 static int trace_convert(const char *in, const char *out, const struct trace_args *a)
 {
     struct workload w;
-    int rc = read_trace(in, a, &w);
+    int rc = cli_read_trace(in, a->format, SWF_REPLAY, a->quiet, &w);
     if (rc == CLI_OK) {
         struct err err;
         err_clear(&err);
@@ -145,7 +120,7 @@ static int print_stats_json(const char *path, const struct trace_stats *s)
 static int trace_stats_cmd(const char *in, const struct trace_args *a)
 {
     struct workload w;
-    int rc = read_trace(in, a, &w);
+    int rc = cli_read_trace(in, a->format, SWF_REPLAY, a->quiet, &w);
     if (rc == CLI_OK) {
         struct trace_stats s;
         struct err err;

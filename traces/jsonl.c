@@ -79,13 +79,8 @@ static const struct jsonl_key jsonl_header_keys[] = {
 #define JSONL_N_HEADER_KEYS (sizeof jsonl_header_keys / sizeof *jsonl_header_keys)
 
 struct jsonl_reader {
-    const char *name;
+    struct textfile_report rep;
     struct workload *w;
-    struct diag_list *diags;
-    struct err *err;
-    size_t errors;
-    int stopped;
-    int no_memory;
     int seen_content; /* a non-blank line went by: a header is no longer allowed */
 };
 
@@ -98,34 +93,6 @@ struct jsonl_line {
 
 /* ---- messages ---- */
 
-static void jsonl_error(struct jsonl_reader *r, long line, long col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void jsonl_error(struct jsonl_reader *r, long line, long col, const char *fmt, ...)
-{
-    if (r->stopped)
-        return;
-    if (r->errors == JSONL_MAX_ERRORS) {
-        diag_add(r->diags, DIAG_ERROR, r->name, line, 0, "too many errors, stopping");
-        r->stopped = 1;
-        return;
-    }
-    char msg[ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_add(r->diags, DIAG_ERROR, r->name, line, col, "%s", msg);
-    err_set(r->err, r->name, line, col, "%s", msg);
-    r->errors++;
-}
-
-static void jsonl_out_of_memory(struct jsonl_reader *r, long line)
-{
-    err_set(r->err, r->name, line, 0, "out of memory reading '%s'", r->name);
-    r->no_memory = 1;
-    r->stopped = 1;
-}
 
 /* ---- keys ---- */
 
@@ -253,7 +220,7 @@ static int jsonl_check_value(struct jsonl_reader *r, const struct jsonl_line *ln
     long key_col, val_col;
     jsonl_key_cols(ln, k->name, &key_col, &val_col);
     if (!jsonl_type_ok(v, k->type)) {
-        jsonl_error(r, ln->line, val_col, "key '%s' must be %s", k->name, jsonl_type_name(k->type));
+        textfile_error(&r->rep, ln->line, val_col, "key '%s' must be %s", k->name, jsonl_type_name(k->type));
         return -1;
     }
     if (k->type != JSONL_NUMBER && k->type != JSONL_INTEGER)
@@ -265,10 +232,10 @@ static int jsonl_check_value(struct jsonl_reader *r, const struct jsonl_line *ln
     char got[64];
     jsonl_format_number(got, sizeof got, v);
     if (k->min_exclusive)
-        jsonl_error(r, ln->line, val_col, "key '%s' is %s, expected more than %.15g and at most %.15g",
+        textfile_error(&r->rep, ln->line, val_col, "key '%s' is %s, expected more than %.15g and at most %.15g",
                     k->name, got, k->min, k->max);
     else
-        jsonl_error(r, ln->line, val_col, "key '%s' is %s, expected %.15g to %.15g", k->name, got,
+        textfile_error(&r->rep, ln->line, val_col, "key '%s' is %s, expected %.15g to %.15g", k->name, got,
                     k->min, k->max);
     return -1;
 }
@@ -283,10 +250,10 @@ static long jsonl_unknown_key(struct jsonl_reader *r, const struct jsonl_line *l
     textfile_quote(q, sizeof q, key, strlen(key));
     const char *near = jsonl_suggest(key, keys, n);
     if (!near) {
-        jsonl_error(r, ln->line, key_col, "unknown key '%s'", q);
+        textfile_error(&r->rep, ln->line, key_col, "unknown key '%s'", q);
         return -1;
     }
-    jsonl_error(r, ln->line, key_col, "unknown key '%s'; did you mean '%s'?", q, near);
+    textfile_error(&r->rep, ln->line, key_col, "unknown key '%s'; did you mean '%s'?", q, near);
     return (long)(jsonl_find(near, keys, n) - keys);
 }
 
@@ -319,7 +286,7 @@ static int jsonl_check_keys(struct jsonl_reader *r, const struct jsonl_line *ln,
     }
     for (size_t i = 0; i < n; i++) {
         if (keys[i].required && !named[i]) {
-            jsonl_error(r, ln->line, 1, "missing key '%s'", keys[i].name);
+            textfile_error(&r->rep, ln->line, 1, "missing key '%s'", keys[i].name);
             bad++;
         }
     }
@@ -342,7 +309,7 @@ static void jsonl_header(struct jsonl_reader *r, const struct jsonl_line *ln, js
     if (json_is_integer(version) && json_integer_value(version) != 1) {
         long key_col, val_col;
         jsonl_key_cols(ln, "fleetsim_trace", &key_col, &val_col);
-        jsonl_error(r, ln->line, val_col,
+        textfile_error(&r->rep, ln->line, val_col,
                     "unsupported fleetsim_trace version %" JSON_INTEGER_FORMAT " (this reader knows 1)",
                     json_integer_value(version));
         return;
@@ -376,7 +343,7 @@ static int32_t jsonl_intern(struct jsonl_reader *r, struct string_table *t, cons
         return -1;
     int32_t k = string_table_intern(t, json_string_value(v));
     if (k < 0)
-        jsonl_out_of_memory(r, line);
+        textfile_out_of_memory(&r->rep, line);
     return k;
 }
 
@@ -421,10 +388,10 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
             break;
         }
     }
-    if (r->no_memory)
+    if (r->rep.no_memory)
         return;
     if (!workload_push(r->w, &j))
-        jsonl_out_of_memory(r, ln->line);
+        textfile_out_of_memory(&r->rep, ln->line);
 }
 
 /* jansson quotes the bytes near the error, which may be binary garbage:
@@ -456,7 +423,7 @@ static void jsonl_syntax_error(struct jsonl_reader *r, const struct jsonl_line *
         snprintf(raw, sizeof raw, "%s", je->text);
     jsonl_clean(text, sizeof text, raw);
     long col = je->position > 0 ? (long)je->position : 1; /* bytes, like every column we report */
-    jsonl_error(r, ln->line, col, "invalid json: %s", text);
+    textfile_error(&r->rep, ln->line, col, "invalid json: %s", text);
 }
 
 static int jsonl_is_blank(const char *s, size_t n)
@@ -480,12 +447,12 @@ static void jsonl_line(struct jsonl_reader *r, const struct jsonl_line *ln)
         return;
     }
     if (!json_is_object(obj)) {
-        jsonl_error(r, ln->line, 1, "expected a json object (one job per line)");
+        textfile_error(&r->rep, ln->line, 1, "expected a json object (one job per line)");
     } else if (json_object_get(obj, "fleetsim_trace")) {
         if (first)
             jsonl_header(r, ln, obj);
         else
-            jsonl_error(r, ln->line, 1, "header ('fleetsim_trace') allowed on the first line only");
+            textfile_error(&r->rep, ln->line, 1, "header ('fleetsim_trace') allowed on the first line only");
     } else {
         jsonl_job(r, ln, obj);
     }
@@ -495,15 +462,15 @@ static void jsonl_line(struct jsonl_reader *r, const struct jsonl_line *ln)
 int jsonl_read_buffer(const char *name, const char *data, size_t len, struct workload *w,
                       struct diag_list *diags, struct err *err)
 {
-    struct jsonl_reader r = {.name = name, .w = w, .diags = diags, .err = err};
+    struct jsonl_reader r = {.rep = {name, diags, err, 0, JSONL_MAX_ERRORS, 0, 0}, .w = w};
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
     struct jsonl_line ln;
-    while (!r.stopped && textfile_lines_next(&it, &ln.text, &ln.len)) {
+    while (!r.rep.stopped && textfile_lines_next(&it, &ln.text, &ln.len)) {
         ln.line = it.line;
         jsonl_line(&r, &ln);
     }
-    if (r.no_memory || r.errors)
+    if (r.rep.no_memory || r.rep.errors)
         return -1;
     workload_sort_by_submit(w);
     if (w->n == 0) {

@@ -60,14 +60,9 @@ struct swf_fields {
 };
 
 struct swf_reader {
-    const char *name;
+    struct textfile_report rep;
     enum swf_convention conv;
     struct workload *w;
-    struct diag_list *diags;
-    struct err *err;
-    size_t errors;
-    int stopped;   /* too many errors, or out of memory */
-    int no_memory;
     int have_unix_start;
     int have_first; /* the first job line with a submit time, for epoch detection */
     double first_submit_s;
@@ -88,41 +83,8 @@ static double swf_value(const struct swf_fields *f, int field)
 
 /* ---- messages ---- */
 
-static void swf_error(struct swf_reader *r, long line, long col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void swf_warn(struct swf_reader *r, long line, long col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 static void swf_warn_repeat(struct swf_reader *r, enum swf_repeat kind, long line, long col,
                             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void swf_error(struct swf_reader *r, long line, long col, const char *fmt, ...)
-{
-    if (r->stopped)
-        return;
-    if (r->errors == SWF_MAX_ERRORS) {
-        diag_add(r->diags, DIAG_ERROR, r->name, line, 0, "too many errors, stopping");
-        r->stopped = 1;
-        return;
-    }
-    char msg[ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_add(r->diags, DIAG_ERROR, r->name, line, col, "%s", msg);
-    err_set(r->err, r->name, line, col, "%s", msg);
-    r->errors++;
-}
-
-static void swf_warn(struct swf_reader *r, long line, long col, const char *fmt, ...)
-{
-    char msg[ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_add(r->diags, DIAG_WARNING, r->name, line, col, "%s", msg);
-}
 
 /* The first few of a kind are shown; swf_report_repeats counts the rest, so a
  * log with 3,000 skipped jobs does not bury the one real problem. */
@@ -137,23 +99,16 @@ static void swf_warn_repeat(struct swf_reader *r, enum swf_repeat kind, long lin
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    diag_add(r->diags, DIAG_WARNING, r->name, line, col, "%s", msg);
+    diag_add(r->rep.diags, DIAG_WARNING, r->rep.name, line, col, "%s", msg);
 }
 
 static void swf_report_repeats(struct swf_reader *r)
 {
     for (int k = 0; k < SWF_REPEAT_KINDS; k++) {
         if (r->repeats[k] > SWF_REPEAT_MAX)
-            swf_warn(r, 0, 0, "%zu more warnings like the one at line %ld not shown",
+            textfile_warn(&r->rep, 0, 0, "%zu more warnings like the one at line %ld not shown",
                      r->repeats[k] - SWF_REPEAT_MAX, r->repeat_line[k]);
     }
-}
-
-static void swf_out_of_memory(struct swf_reader *r, long line)
-{
-    err_set(r->err, r->name, line, 0, "out of memory reading '%s'", r->name);
-    r->no_memory = 1;
-    r->stopped = 1;
 }
 
 /* ---- header lines ---- */
@@ -213,7 +168,7 @@ static void swf_header(struct swf_reader *r, const char *s, size_t n, long linen
     long long v;
     char q[TEXTFILE_QUOTE_CAP];
     if (swf_parse_header_int(s + val, i - val, &v) != 0 || v < min) {
-        swf_warn(r, lineno, (long)val + 1, "header '%.*s' has a bad value '%s': ignored",
+        textfile_warn(&r->rep, lineno, (long)val + 1, "header '%.*s' has a bad value '%s': ignored",
                  (int)key_len, s + key, textfile_quote(q, sizeof q, s + val, i - val));
         return;
     }
@@ -240,7 +195,7 @@ static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
         for (; i < n && !swf_is_space((unsigned char)s[i]); i++) {
             unsigned char c = (unsigned char)s[i];
             if (c < 0x20 || c == 0x7f) {
-                swf_error(r, lineno, (long)i + 1, "unexpected byte 0x%02x", c);
+                textfile_error(&r->rep, lineno, (long)i + 1, "unexpected byte 0x%02x", c);
                 return -1;
             }
         }
@@ -310,7 +265,7 @@ static int swf_parse_fields(struct swf_reader *r, struct swf_fields *f)
         if (i >= f->nf)
             continue;
         if (swf_parse_number(f->tok[i], f->len[i], &f->v[i]) != 0) {
-            swf_error(r, f->line, f->col[i], "field %d ('%s') is not a number", i + 1,
+            textfile_error(&r->rep, f->line, f->col[i], "field %d ('%s') is not a number", i + 1,
                       textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
             bad++;
             f->v[i] = -1;
@@ -329,7 +284,7 @@ static int swf_check_times(struct swf_reader *r, const struct swf_fields *f)
     for (size_t k = 0; k < sizeof time_fields / sizeof *time_fields; k++) {
         int i = time_fields[k] - 1;
         if (i < f->nf && f->v[i] > SWF_ABSURD_S) {
-            swf_error(r, f->line, f->col[i], "field %d ('%s') is out of range (more than 1e12 s)",
+            textfile_error(&r->rep, f->line, f->col[i], "field %d ('%s') is out of range (more than 1e12 s)",
                       i + 1, textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
             bad++;
         }
@@ -349,12 +304,12 @@ static int swf_whole(struct swf_reader *r, const struct swf_fields *f, int field
         return 0;
     }
     if (v != floor(v)) {
-        swf_error(r, f->line, f->col[i], "field %d ('%s') is not a whole number", field,
+        textfile_error(&r->rep, f->line, f->col[i], "field %d ('%s') is not a whole number", field,
                   textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
         return -1;
     }
     if (v > max) {
-        swf_error(r, f->line, f->col[i], "field %d ('%s') is too large (more than %.0f)", field,
+        textfile_error(&r->rep, f->line, f->col[i], "field %d ('%s') is too large (more than %.0f)", field,
                   textfile_quote(q, sizeof q, f->tok[i], f->len[i]), max);
         return -1;
     }
@@ -399,7 +354,7 @@ static int32_t swf_intern(struct swf_reader *r, struct string_table *t, const st
     char buf[SWF_TOKEN_MAX];
     int32_t k = string_table_intern(t, swf_id_text(buf, sizeof buf, f->tok[i], f->len[i], f->v[i]));
     if (k < 0)
-        swf_out_of_memory(r, f->line);
+        textfile_out_of_memory(&r->rep, f->line);
     return k;
 }
 
@@ -435,13 +390,13 @@ static int swf_job_people(struct swf_reader *r, const struct swf_fields *f, stru
 {
     j->user = swf_intern(r, &r->w->users, f, SWF_F_USER);
     j->team = swf_intern(r, &r->w->teams, f, SWF_F_GROUP);
-    return r->no_memory ? -1 : 0;
+    return r->rep.no_memory ? -1 : 0;
 }
 
 static void swf_push(struct swf_reader *r, const struct job *j)
 {
     if (!workload_push(r->w, j))
-        swf_out_of_memory(r, j->source_line);
+        textfile_out_of_memory(&r->rep, j->source_line);
 }
 
 /* SWF_REPLAY: what a resource manager saw. */
@@ -538,7 +493,7 @@ static void swf_note_submit(struct swf_reader *r, const struct swf_fields *f)
         r->min_submit_s = s;
     if (r->have_prev && s < r->prev_submit_s && !r->warned_order) {
         r->warned_order = 1;
-        swf_warn(r, f->line, f->col[SWF_F_SUBMIT - 1],
+        textfile_warn(&r->rep, f->line, f->col[SWF_F_SUBMIT - 1],
                  "submit time %.15g is earlier than the previous job's %.15g: %s", s,
                  r->prev_submit_s,
                  r->conv == SWF_REPLAY ? "jobs sorted by submit time"
@@ -567,7 +522,7 @@ static void swf_job_line(struct swf_reader *r, const char *s, size_t n, long lin
     if (f.nf > SWF_FIELDS && !r->warned_extra) {
         /* Alea's extended SWF appends node lists and queue names */
         r->warned_extra = 1;
-        swf_warn(r, lineno, f.extra_col,
+        textfile_warn(&r->rep, lineno, f.extra_col,
                  "%d fields, expected 18: fields after the 18th ignored here and on any "
                  "later line",
                  f.nf);
@@ -602,7 +557,7 @@ static void swf_make_relative(struct swf_reader *r)
     for (size_t i = 0; i < r->w->n; i++)
         r->w->jobs[i].submit_us -= shift_us;
     r->w->meta.unix_start_s = start_s;
-    swf_warn(r, r->first_line, r->first_col,
+    textfile_warn(&r->rep, r->first_line, r->first_col,
              "submit times look absolute (epoch seconds): made relative to the first job");
 }
 
@@ -617,7 +572,7 @@ static int swf_id_cmp(const void *pa, const void *pb)
 
 static int swf_finish(struct swf_reader *r)
 {
-    if (r->no_memory)
+    if (r->rep.no_memory)
         return -1;
     swf_report_repeats(r);
     swf_make_relative(r);
@@ -629,11 +584,11 @@ static int swf_finish(struct swf_reader *r)
     } else {
         workload_sort_by_submit(r->w);
     }
-    if (r->errors)
+    if (r->rep.errors)
         return -1;
     if (r->w->n == 0) {
-        diag_add(r->diags, DIAG_ERROR, r->name, 0, 0, "no jobs in '%s'", r->name);
-        return err_set(r->err, r->name, 0, 0, "no jobs in '%s'", r->name);
+        diag_add(r->rep.diags, DIAG_ERROR, r->rep.name, 0, 0, "no jobs in '%s'", r->rep.name);
+        return err_set(r->rep.err, r->rep.name, 0, 0, "no jobs in '%s'", r->rep.name);
     }
     return 0;
 }
@@ -643,16 +598,17 @@ int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_con
 {
     struct swf_reader r;
     memset(&r, 0, sizeof r);
-    r.name = name;
+    r.rep.name = name;
     r.conv = conv;
     r.w = w;
-    r.diags = diags;
-    r.err = err;
+    r.rep.diags = diags;
+    r.rep.err = err;
+    r.rep.max_errors = SWF_MAX_ERRORS;
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
     const char *s;
     size_t n;
-    while (!r.stopped && textfile_lines_next(&it, &s, &n)) {
+    while (!r.rep.stopped && textfile_lines_next(&it, &s, &n)) {
         if (swf_is_comment(s, n))
             swf_header(&r, s, n, it.line);
         else

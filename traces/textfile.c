@@ -1,5 +1,7 @@
 #include "traces/textfile.h"
 
+#include <stdarg.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -157,4 +159,40 @@ int textfile_lines_next(struct textfile_lines *it, const char **line, size_t *li
     *line = start;
     *line_len = n;
     return 1;
+}
+
+void textfile_error(struct textfile_report *r, long line, long col, const char *fmt, ...)
+{
+    if (r->stopped)
+        return;
+    if (r->errors == r->max_errors) {
+        diag_add(r->diags, DIAG_ERROR, r->name, line, 0, "too many errors, stopping");
+        r->stopped = 1;
+        return;
+    }
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_add(r->diags, DIAG_ERROR, r->name, line, col, "%s", msg);
+    err_set(r->err, r->name, line, col, "%s", msg);
+    r->errors++;
+}
+
+void textfile_warn(struct textfile_report *r, long line, long col, const char *fmt, ...)
+{
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_add(r->diags, DIAG_WARNING, r->name, line, col, "%s", msg);
+}
+
+void textfile_out_of_memory(struct textfile_report *r, long line)
+{
+    err_set(r->err, r->name, line, 0, "out of memory reading '%s'", r->name);
+    r->no_memory = 1;
+    r->stopped = 1;
 }

@@ -28,6 +28,24 @@ int textfile_load(const char *path, char **data, size_t *len, struct diag_list *
 const char *textfile_quote(char *buf, size_t cap, const char *s, size_t len);
 enum { TEXTFILE_QUOTE_CAP = 140 };
 
+/* Where a reader reports: errors and warnings go to diags (messages are
+ * "name:line:col: level: msg"), the first error also to err. After
+ * max_errors errors, reading stops with "too many errors, stopping". */
+struct textfile_report {
+    const char *name;
+    struct diag_list *diags;
+    struct err *err;
+    size_t errors, max_errors;
+    int stopped;   /* too many errors, or out of memory */
+    int no_memory;
+};
+
+void textfile_error(struct textfile_report *r, long line, long col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void textfile_warn(struct textfile_report *r, long line, long col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void textfile_out_of_memory(struct textfile_report *r, long line);
+
 /* Line cursor over a buffer: lines end at '\n' (not included); the last line
  * may lack it. A UTF-8 byte-order mark at the very start is skipped, since
  * editors on some systems add one. */
