@@ -16,10 +16,56 @@ int cluster_init_homogeneous(struct cluster *c, int64_t n_nodes, int64_t slots_p
     if (!c->nodes)
         return err_set(err, NULL, 0, 0, "out of memory for %lld nodes", (long long)n_nodes);
     for (int64_t i = 0; i < n_nodes; i++)
-        c->nodes[i] = (struct cluster_node){0, (int32_t)slots_per_node, -1, -1, -1};
+        c->nodes[i] = (struct cluster_node){0, (int32_t)slots_per_node, (int32_t)i, -1, -1, -1};
     c->n_nodes = (uint32_t)n_nodes;
     c->total_slots = n_nodes * slots_per_node;
     c->max_node_slots = (int32_t)slots_per_node;
+    return 0;
+}
+
+int cluster_init_groups(struct cluster *c, const struct cluster_group *groups, size_t n_groups,
+                        const struct node_catalog *catalog, const struct fabric_spec *fabric, struct err *err)
+{
+    memset(c, 0, sizeof *c);
+    int64_t total_nodes = 0;
+    for (size_t g = 0; g < n_groups; g++) {
+        if (groups[g].type < 0 || (size_t)groups[g].type >= catalog->n)
+            return err_set(err, NULL, 0, 0, "node type %d not in the catalog", groups[g].type);
+        if (groups[g].nodes < 0 || groups[g].nodes > CLUSTER_MAX_NODES)
+            return err_set(err, NULL, 0, 0, "node count %lld out of range", (long long)groups[g].nodes);
+        total_nodes += groups[g].nodes;
+    }
+    if (total_nodes < 1 || total_nodes > CLUSTER_MAX_NODES)
+        return err_set(err, NULL, 0, 0, "cluster of %lld nodes out of range (1 to %d)", (long long)total_nodes,
+                       CLUSTER_MAX_NODES);
+    c->nodes = malloc((size_t)total_nodes * sizeof *c->nodes);
+    if (!c->nodes)
+        return err_set(err, NULL, 0, 0, "out of memory for %lld nodes", (long long)total_nodes);
+    c->fabric = *fabric;
+    c->catalog = catalog;
+    int with_fabric = fabric->kind != FABRIC_NONE && fabric->nodes_per_leaf > 0;
+    uint32_t n = 0;
+    for (size_t g = 0; g < n_groups; g++) {
+        const struct node_type *t = &catalog->types[groups[g].type];
+        if (t->gpus < 1 || t->gpus > CLUSTER_MAX_NODE_SLOTS)
+            return err_set(err, NULL, 0, 0, "node type '%s' has %d GPUs", t->name, t->gpus);
+        int32_t per_domain = t->nvlink_domain_gpus > t->gpus ? t->nvlink_domain_gpus / t->gpus : 1;
+        uint32_t group_first = n;
+        for (int64_t i = 0; i < groups[g].nodes; i++, n++) {
+            struct cluster_node *nd = &c->nodes[n];
+            nd->type = groups[g].type;
+            nd->slots = t->gpus;
+            nd->nvlink_domain = (int32_t)(group_first + (uint32_t)(i / per_domain * per_domain));
+            nd->leaf = with_fabric ? (int32_t)(n / (uint32_t)fabric->nodes_per_leaf) : -1;
+            nd->pod = with_fabric && fabric->leaves_per_pod > 0 ? nd->leaf / fabric->leaves_per_pod : -1;
+            nd->order = groups[g].order;
+            c->total_slots += t->gpus;
+            if (t->gpus > c->max_node_slots)
+                c->max_node_slots = t->gpus;
+        }
+    }
+    c->n_nodes = n;
+    c->n_leaves = with_fabric ? (int32_t)((n + (uint32_t)fabric->nodes_per_leaf - 1) / (uint32_t)fabric->nodes_per_leaf) : 0;
     return 0;
 }
 

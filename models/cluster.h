@@ -10,22 +10,36 @@
 
 #include <stdint.h>
 
+#include "models/fabric.h"
+#include "models/node_types.h"
 #include "models/workload.h"
 #include "sim/err.h"
 
 struct cluster_node {
     int32_t type;
     int32_t slots;
-    int32_t nvlink_domain; /* -1 = none */
+    int32_t nvlink_domain; /* first node of the domain; the node itself when it is its own */
     int32_t leaf;          /* -1 = not modelled */
     int32_t pod;           /* -1 = not modelled */
+    int32_t order;         /* purchase order that brings it, -1 = there from the start */
 };
 
 struct cluster {
     struct cluster_node *nodes;
     uint32_t n_nodes;
-    int64_t total_slots;
+    int64_t total_slots;   /* over every node, ordered ones included */
     int32_t max_node_slots;
+    int32_t n_leaves;      /* 0 without a fabric */
+    struct fabric_spec fabric;
+    const struct node_catalog *catalog; /* borrowed; NULL on a plain cluster */
+};
+
+/* A group of identical nodes to lay out: the initial partitions, then the
+ * purchase orders, in that order. */
+struct cluster_group {
+    int32_t type;  /* index into the catalog */
+    int64_t nodes;
+    int32_t order; /* -1 for the initial inventory */
 };
 
 /* Limits that keep slot arithmetic far from overflow. */
@@ -43,6 +57,12 @@ enum cluster_shape_source cluster_shape_from_meta(const struct workload_meta *me
                                                   int64_t *nodes, int64_t *slots_per_node);
 
 int cluster_init_homogeneous(struct cluster *c, int64_t n_nodes, int64_t slots_per_node, struct err *err);
+/* Lays out groups of catalog types in order: nodes are numbered
+ * consecutively; NVLink domains follow the type (a node, or a rack of
+ * domain_gpus / gpus nodes); leaves take nodes_per_leaf consecutive nodes and
+ * pods leaves_per_pod leaves (when the fabric is not FABRIC_NONE). */
+int cluster_init_groups(struct cluster *c, const struct cluster_group *groups, size_t n_groups,
+                        const struct node_catalog *catalog, const struct fabric_spec *fabric, struct err *err);
 void cluster_release(struct cluster *c);
 
 #endif

@@ -1,28 +1,65 @@
 #include "models/simulation.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum sim_event_kind { SIM_EV_ARRIVAL = 1, SIM_EV_COMPLETION = 2 };
+#include "models/runtime_model.h"
+#include "sim/pcg32.h"
+
+enum sim_event_kind {
+    SIM_EV_ARRIVAL = 1,
+    SIM_EV_COMPLETION = 2,
+    SIM_EV_FAILURE = 3,
+    SIM_EV_REPAIR = 4,
+    SIM_EV_DELIVERY = 5,
+    SIM_EV_RETIREMENT = 6
+};
 
 #define NO_SLOT UINT32_MAX
 
+/* What the host knows of a node beyond the policy's view of it. */
+struct node_life {
+    uint8_t present;  /* delivered and not yet retired */
+    uint8_t up;       /* not down for repair */
+    uint8_t retiring; /* drains, then leaves */
+    double failure_rate_per_us;
+    struct pcg32 rng; /* RNG_FAILURES, node index */
+};
+
+/* How a running job progresses (reference work per wall-clock microsecond). */
+struct progress {
+    double rate;
+    double work_left_us; /* reference microseconds still to do at last_us */
+    sim_time last_us;
+    sim_time attempt_start_us;
+    uint64_t completion; /* engine handle of its completion event */
+    double speed, ckpt_eff, comm, ref_gbps, nvlink_gbps;
+    int32_t span;        /* enum span_level */
+    int32_t job_class;
+};
+
 struct host {
     const struct workload *w;
+    const struct cluster *c;
     const struct policy_ops *ops;
     void *policy;
     const struct sim_options *opt;
+    const struct sim_models *models; /* NULL: the foundation's replay */
+    const struct failure_spec *failures; /* NULL unless enabled */
     struct sim_result *res;
     struct err *err;
     struct engine eng;
-    size_t next_arrival;
+    size_t next_arrival; /* next job to schedule an arrival for */
+    size_t arrived;      /* arrivals handled */
 
     struct policy_node *nodes;
+    struct node_life *life;
     uint32_t n_nodes;
-    uint32_t *with_free;     /* nodes that are up with a free slot */
+    uint32_t *with_free;     /* nodes that take jobs and have a free slot */
     uint32_t *with_free_pos; /* position in with_free, NO_SLOT if absent */
     uint32_t n_with_free;
-    int64_t total_slots, free_slots;
+    int64_t total_slots, free_slots; /* over nodes that take jobs */
 
     struct policy_job *queued;
     uint32_t *queued_w; /* workload index of each queued job */
@@ -30,13 +67,24 @@ struct host {
     uint8_t *started_now; /* per queued position, during a pass */
 
     struct policy_running *running;
+    struct progress *prog;
     uint32_t *running_w;
     uint32_t *by_end;
     uint32_t n_running, cap_running;
     uint32_t *slot_of_w; /* running slot of a workload job */
+    double *done_us;     /* per workload job: checkpointed reference work */
 
     struct policy_alloc *allocs;
     uint32_t n_allocs, cap_allocs, dead_allocs;
+
+    /* contention: leaf uplink capacities and scratch for max-min */
+    double *leaf_capacity;
+    uint32_t n_cross; /* running jobs that cross leaves */
+
+    /* integrals for utilization and availability */
+    sim_time acc_last_us;
+    int64_t present_slots;
+    uint32_t present_nodes, up_nodes;
 
     struct policy_decisions out;
     int changed; /* state changed since the last pass */
@@ -73,9 +121,22 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
+static int oom(struct host *h)
+{
+    return err_set(h->err, NULL, 0, 0, "out of memory");
+}
+
+/* ---- nodes ---- */
+
+static int node_takes_jobs(const struct host *h, uint32_t node)
+{
+    const struct node_life *l = &h->life[node];
+    return l->present && l->up && !l->retiring;
+}
+
 static void free_list_update(struct host *h, uint32_t node)
 {
-    int has = h->nodes[node].state == POLICY_NODE_UP && h->nodes[node].free_slots > 0;
+    int has = node_takes_jobs(h, node) && h->nodes[node].free_slots > 0;
     uint32_t pos = h->with_free_pos[node];
     if (has && pos == NO_SLOT) {
         h->with_free_pos[node] = h->n_with_free;
@@ -88,14 +149,52 @@ static void free_list_update(struct host *h, uint32_t node)
     }
 }
 
-/* Order of running jobs by (expected end, arrival index). */
+/* Brings the capacity and availability integrals up to now. */
+static void accumulate(struct host *h)
+{
+    sim_time now = engine_now(&h->eng);
+    sim_time from = h->acc_last_us > h->res->stats.first_submit_us ? h->acc_last_us : h->res->stats.first_submit_us;
+    if (now > from) {
+        double dt = (double)(now - from);
+        h->res->stats.capacity_slot_us += dt * (double)h->present_slots;
+        h->res->stats.node_up_us += dt * (double)h->up_nodes;
+        h->res->stats.node_present_us += dt * (double)h->present_nodes;
+    }
+    h->acc_last_us = now;
+}
+
+/* Changes a node's life flags, keeping every count and list in step. */
+static void node_set(struct host *h, uint32_t node, int present, int up, int retiring)
+{
+    accumulate(h);
+    struct node_life *l = &h->life[node];
+    struct policy_node *nd = &h->nodes[node];
+    int took = node_takes_jobs(h, node);
+    h->present_slots += (present - l->present) * (int64_t)nd->total_slots;
+    h->present_nodes += (uint32_t)(present - l->present);
+    h->up_nodes += (uint32_t)((present && up) - (l->present && l->up));
+    l->present = (uint8_t)present;
+    l->up = (uint8_t)up;
+    l->retiring = (uint8_t)retiring;
+    int takes = node_takes_jobs(h, node);
+    if (took != takes) {
+        int64_t sign = takes ? 1 : -1;
+        h->total_slots += sign * nd->total_slots;
+        h->free_slots += sign * nd->free_slots;
+    }
+    nd->state = !present || !up ? POLICY_NODE_DOWN : retiring ? POLICY_NODE_DRAINING : POLICY_NODE_UP;
+    free_list_update(h, node);
+    h->changed = 1;
+}
+
+/* ---- running jobs, ordered by expected end ---- */
+
 static int end_before(const struct host *h, uint32_t a, uint32_t b)
 {
     int64_t ea = h->running[a].expected_end_us, eb = h->running[b].expected_end_us;
     return ea < eb || (ea == eb && h->running_w[a] < h->running_w[b]);
 }
 
-/* First position in by_end whose job does not come before running slot s. */
 static uint32_t by_end_lower_bound(const struct host *h, uint32_t s, uint32_t n)
 {
     uint32_t lo = 0, hi = n;
@@ -109,51 +208,184 @@ static uint32_t by_end_lower_bound(const struct host *h, uint32_t s, uint32_t n)
     return lo;
 }
 
-static int host_init(struct host *h, const struct cluster *c)
+static void compact_allocs(struct host *h)
 {
-    h->n_nodes = c->n_nodes;
-    h->nodes = calloc(c->n_nodes, sizeof *h->nodes);
-    h->with_free = malloc(c->n_nodes * sizeof *h->with_free);
-    h->with_free_pos = malloc(c->n_nodes * sizeof *h->with_free_pos);
-    h->slot_of_w = malloc((h->w->n ? h->w->n : 1) * sizeof *h->slot_of_w);
-    if (!h->nodes || !h->with_free || !h->with_free_pos || !h->slot_of_w)
-        return -1;
-    for (uint32_t i = 0; i < c->n_nodes; i++) {
-        const struct cluster_node *cn = &c->nodes[i];
-        h->nodes[i] = (struct policy_node){cn->type, POLICY_NODE_UP, cn->slots, cn->slots,
-                                           cn->nvlink_domain, cn->leaf, cn->pod, 0};
-        h->with_free_pos[i] = NO_SLOT;
-        free_list_update(h, i);
+    struct policy_alloc *fresh = malloc((h->n_allocs - h->dead_allocs + 1) * sizeof *fresh);
+    if (!fresh)
+        return; /* keep the garbage; correctness does not depend on compaction */
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < h->n_running; s++) {
+        struct policy_running *r = &h->running[s];
+        memcpy(&fresh[n], &h->allocs[r->alloc_first], r->alloc_count * sizeof *fresh);
+        r->alloc_first = n;
+        n += r->alloc_count;
     }
-    h->total_slots = h->free_slots = c->total_slots;
-    return 0;
+    memcpy(h->allocs, fresh, n * sizeof *fresh);
+    free(fresh);
+    h->n_allocs = n;
+    h->dead_allocs = 0;
 }
 
-static void host_release(struct host *h)
+/* Takes running slot s out: frees its slots, keeps by_end and the dense
+ * running array in step (the last job moves into slot s). */
+static void running_remove(struct host *h, uint32_t s)
 {
-    engine_release(&h->eng);
-    free(h->nodes);
-    free(h->with_free);
-    free(h->with_free_pos);
-    free(h->queued);
-    free(h->queued_w);
-    free(h->started_now);
-    free(h->running);
-    free(h->running_w);
-    free(h->by_end);
-    free(h->slot_of_w);
-    free(h->allocs);
-    free(h->out.items);
-    free(h->out.allocs);
+    struct policy_running *r = &h->running[s];
+    for (uint32_t k = 0; k < r->alloc_count; k++) {
+        const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
+        uint32_t node = (uint32_t)a->node;
+        h->nodes[node].free_slots += a->slots;
+        if (node_takes_jobs(h, node))
+            h->free_slots += a->slots;
+        free_list_update(h, node);
+        const struct node_life *l = &h->life[node];
+        if (l->retiring && h->nodes[node].free_slots == h->nodes[node].total_slots)
+            node_set(h, node, 0, l->up, 0); /* drained: it leaves */
+    }
+    h->dead_allocs += r->alloc_count;
+    if (h->prog[s].span == SPAN_SPINE)
+        h->n_cross--;
+
+    uint32_t wi = h->running_w[s];
+    uint32_t n = h->n_running;
+    uint32_t pos = by_end_lower_bound(h, s, n);
+    memmove(&h->by_end[pos], &h->by_end[pos + 1], (n - pos - 1) * sizeof *h->by_end);
+    n--;
+    uint32_t last = h->n_running - 1;
+    if (s != last) {
+        uint32_t lpos = by_end_lower_bound(h, last, n);
+        h->running[s] = h->running[last];
+        h->prog[s] = h->prog[last];
+        h->running_w[s] = h->running_w[last];
+        h->slot_of_w[h->running_w[s]] = s;
+        h->by_end[lpos] = s;
+    }
+    h->n_running = n;
+    h->slot_of_w[wi] = NO_SLOT;
+    if (h->dead_allocs > 4096 && h->dead_allocs > h->n_allocs / 2)
+        compact_allocs(h);
+    h->changed = 1;
 }
+
+/* ---- progress ---- */
+
+static void progress_catch_up(struct progress *p, sim_time now)
+{
+    if (now > p->last_us) {
+        p->work_left_us -= (double)(now - p->last_us) * p->rate;
+        if (p->work_left_us < 0)
+            p->work_left_us = 0;
+        p->last_us = now;
+    }
+}
+
+/* When the attempt ends: its work done, or its limit reached. */
+static sim_time progress_end(const struct host *h, uint32_t wi, const struct progress *p, int *at_limit)
+{
+    const struct job *j = &h->w->jobs[wi];
+    sim_time work_end;
+    if (p->rate == 1.0)
+        work_end = p->last_us + (sim_time)p->work_left_us;
+    else if (p->rate <= 0)
+        work_end = SIM_TIME_NEVER;
+    else
+        work_end = p->last_us + (sim_time)ceil(p->work_left_us / p->rate);
+    sim_time limit_end = j->limit_us >= 0 ? p->attempt_start_us + j->limit_us : SIM_TIME_NEVER;
+    *at_limit = work_end > limit_end;
+    return *at_limit ? limit_end : work_end;
+}
+
+static int schedule_completion(struct host *h, uint32_t s)
+{
+    struct progress *p = &h->prog[s];
+    int at_limit;
+    sim_time end = progress_end(h, h->running_w[s], p, &at_limit);
+    if (p->completion)
+        engine_cancel(&h->eng, p->completion);
+    p->completion = 0;
+    if (end == SIM_TIME_NEVER)
+        return 0;
+    p->completion = engine_schedule(&h->eng, end, EVENT_CLASS_COMPLETION, SIM_EV_COMPLETION,
+                                    (int64_t)h->running_w[s], 0);
+    return p->completion ? 0 : oom(h);
+}
+
+/* Max-min fair shares for the jobs that cross leaves, and their new rates. */
+static int contention_update(struct host *h)
+{
+    if (!h->n_cross || !h->leaf_capacity)
+        return 0;
+    const struct fabric_spec *fab = &h->c->fabric;
+    size_t n_leaves = (size_t)h->c->n_leaves;
+    struct fabric_flow *flows = malloc(h->n_cross * sizeof *flows);
+    uint32_t *slot = malloc(h->n_cross * sizeof *slot);
+    size_t cap_pairs = 0;
+    for (uint32_t s = 0; s < h->n_running; s++)
+        if (h->prog[s].span == SPAN_SPINE)
+            cap_pairs += h->running[s].alloc_count;
+    uint32_t *leaf = calloc(cap_pairs + 1, sizeof *leaf);
+    double *demand = calloc(cap_pairs + 1, sizeof *demand);
+    double *scratch = malloc((h->n_cross + 2 * n_leaves) * sizeof *scratch);
+    uint8_t *frozen = malloc(h->n_cross);
+    int rc = 0;
+    if (!flows || !slot || !leaf || !demand || !scratch || !frozen) {
+        rc = oom(h);
+        goto done;
+    }
+    size_t nf = 0, np = 0;
+    for (uint32_t s = 0; s < h->n_running; s++) {
+        if (h->prog[s].span != SPAN_SPINE)
+            continue;
+        const struct policy_running *r = &h->running[s];
+        flows[nf] = (struct fabric_flow){(uint32_t)np, 0, 0};
+        for (uint32_t k = 0; k < r->alloc_count; k++) {
+            const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
+            uint32_t l = (uint32_t)h->nodes[a->node].leaf;
+            uint32_t q = flows[nf].first;
+            while (q < np && leaf[q] != l)
+                q++;
+            if (q == np) {
+                leaf[np] = l;
+                demand[np++] = 0;
+                flows[nf].count++;
+            }
+            demand[q] += (double)a->slots * fab->link_gbps;
+        }
+        slot[nf++] = s;
+    }
+    fabric_max_min(flows, nf, leaf, demand, h->leaf_capacity, n_leaves, scratch, frozen);
+    sim_time now = engine_now(&h->eng);
+    for (size_t f = 0; f < nf; f++) {
+        uint32_t s = slot[f];
+        struct progress *p = &h->prog[s];
+        double share = flows[f].rate_gbps / ((double)h->running[s].job.slots * fab->link_gbps);
+        double eff = runtime_level_gbps(SPAN_SPINE, p->nvlink_gbps, fab->link_gbps, share > 1 ? 1 : share);
+        double rate = p->speed * p->ckpt_eff / runtime_slowdown(p->comm, p->ref_gbps, eff);
+        if (rate != p->rate) {
+            progress_catch_up(p, now);
+            p->rate = rate;
+            if ((rc = schedule_completion(h, s)) != 0)
+                goto done;
+        }
+    }
+done:
+    free(flows);
+    free(slot);
+    free(leaf);
+    free(demand);
+    free(scratch);
+    free(frozen);
+    return rc;
+}
+
+/* ---- arrivals and the queue ---- */
 
 static int schedule_next_arrival(struct host *h)
 {
     if (h->next_arrival >= h->w->n)
         return 0;
     size_t i = h->next_arrival++;
-    if (!engine_schedule(&h->eng, h->w->jobs[i].submit_us, EVENT_CLASS_ARRIVAL, SIM_EV_ARRIVAL,
-                         (int64_t)i, 0))
+    if (!engine_schedule(&h->eng, h->w->jobs[i].submit_us, EVENT_CLASS_ARRIVAL, SIM_EV_ARRIVAL, (int64_t)i, 0))
         return err_set(h->err, NULL, 0, 0, "job '%lld' arrives before the previous one: sort the workload",
                        (long long)h->w->jobs[i].id);
     return 0;
@@ -167,110 +399,289 @@ static void notify(struct host *h, int32_t kind, const struct policy_job *job, i
     h->ops->observe(h->policy, &ev);
 }
 
+static int queue_room(struct host *h)
+{
+    uint32_t old_cap = h->cap_queued;
+    if (grow((void **)&h->queued, &h->cap_queued, h->n_queued + 1, sizeof *h->queued) != 0)
+        return oom(h);
+    if (h->cap_queued != old_cap) {
+        void *qw = realloc(h->queued_w, h->cap_queued * sizeof *h->queued_w);
+        if (qw)
+            h->queued_w = qw;
+        void *sn = qw ? realloc(h->started_now, h->cap_queued * sizeof *h->started_now) : NULL;
+        if (!sn)
+            return oom(h);
+        h->started_now = sn;
+    }
+    return 0;
+}
+
+/* Queues workload job wi at its place in arrival order (a requeued job goes
+ * back where it arrived). */
+static int enqueue(struct host *h, uint32_t wi)
+{
+    if (queue_room(h) != 0)
+        return -1;
+    const struct job *j = &h->w->jobs[wi];
+    uint32_t pos = h->n_queued;
+    while (pos > 0 && h->queued_w[pos - 1] > wi)
+        pos--;
+    memmove(&h->queued[pos + 1], &h->queued[pos], (h->n_queued - pos) * sizeof *h->queued);
+    memmove(&h->queued_w[pos + 1], &h->queued_w[pos], (h->n_queued - pos) * sizeof *h->queued_w);
+    sim_time estimate = simulation_estimate(j);
+    if (j->limit_us < 0 && h->done_us && h->done_us[wi] > 0)
+        estimate = j->runtime_us - (sim_time)h->done_us[wi];
+    h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1};
+    h->queued_w[pos] = wi;
+    h->n_queued++;
+    h->changed = 1;
+    return 0;
+}
+
 static int on_arrival(struct host *h, uint32_t wi)
 {
     const struct job *j = &h->w->jobs[wi];
     struct sim_job_result *r = &h->res->jobs[wi];
+    h->arrived++;
     if (j->slots < 1) {
         r->outcome = SIM_JOB_SKIPPED_INVALID;
         h->res->stats.skipped_invalid++;
-    } else if (j->slots > h->total_slots) {
+    } else if (j->slots > h->c->total_slots) {
         r->outcome = SIM_JOB_SKIPPED_TOO_BIG;
         h->res->stats.skipped_too_big++;
-    } else {
-        uint32_t old_cap = h->cap_queued;
-        if (grow((void **)&h->queued, &h->cap_queued, h->n_queued + 1, sizeof *h->queued) != 0)
-            return err_set(h->err, NULL, 0, 0, "out of memory");
-        if (h->cap_queued != old_cap) {
-            void *qw = realloc(h->queued_w, h->cap_queued * sizeof *h->queued_w);
-            if (qw)
-                h->queued_w = qw;
-            void *sn = qw ? realloc(h->started_now, h->cap_queued * sizeof *h->started_now) : NULL;
-            if (!sn)
-                return err_set(h->err, NULL, 0, 0, "out of memory");
-            h->started_now = sn;
-        }
-        h->queued[h->n_queued] = (struct policy_job){j->id, j->submit_us, simulation_estimate(j),
-                                                    j->slots, j->user, j->team, 0, 0, -1};
-        h->queued_w[h->n_queued] = wi;
-        h->n_queued++;
-        h->changed = 1;
+    } else if (enqueue(h, wi) != 0) {
+        return -1;
     }
     return schedule_next_arrival(h);
 }
 
-static void compact_allocs(struct host *h)
-{
-    uint32_t n = 0;
-    /* Live ranges are moved down in running-slot order; each running job's
-     * allocations stay contiguous. A scratch copy avoids overlap problems. */
-    struct policy_alloc *fresh = malloc((h->n_allocs - h->dead_allocs + 1) * sizeof *fresh);
-    if (!fresh)
-        return; /* keep the garbage; correctness does not depend on compaction */
-    for (uint32_t s = 0; s < h->n_running; s++) {
-        struct policy_running *r = &h->running[s];
-        memcpy(&fresh[n], &h->allocs[r->alloc_first], r->alloc_count * sizeof *fresh);
-        r->alloc_first = n;
-        n += r->alloc_count;
-    }
-    memcpy(h->allocs, fresh, n * sizeof *fresh);
-    free(fresh);
-    h->n_allocs = n;
-    h->dead_allocs = 0;
-}
+/* ---- completions and interruptions ---- */
 
 static int on_completion(struct host *h, uint32_t wi)
 {
     uint32_t s = h->slot_of_w[wi];
-    struct policy_running *r = &h->running[s];
-    for (uint32_t k = 0; k < r->alloc_count; k++) {
-        const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
-        h->nodes[a->node].free_slots += a->slots;
-        free_list_update(h, (uint32_t)a->node);
-    }
-    h->free_slots += r->job.slots;
-    h->dead_allocs += r->alloc_count;
-
+    if (s == NO_SLOT)
+        return 0; /* a stale event of an attempt that was interrupted */
+    struct progress *p = &h->prog[s];
+    int at_limit;
+    sim_time now = engine_now(&h->eng);
+    sim_time end = progress_end(h, wi, p, &at_limit);
+    if (end != now)
+        return 0; /* superseded by a rescheduled completion */
     const struct job *j = &h->w->jobs[wi];
     struct sim_job_result *res = &h->res->jobs[wi];
-    sim_time now = engine_now(&h->eng);
     res->end_us = now;
-    int killed = j->limit_us >= 0 && j->runtime_us > j->limit_us;
-    res->outcome = killed ? SIM_JOB_KILLED_AT_LIMIT : SIM_JOB_COMPLETED;
-    if (killed)
+    res->outcome = at_limit ? SIM_JOB_KILLED_AT_LIMIT : SIM_JOB_COMPLETED;
+    if (at_limit)
         h->res->stats.killed_at_limit++;
     else
         h->res->stats.completed++;
-    h->res->stats.busy_slot_us += (double)(now - res->start_us) * (double)j->slots;
+    h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
-    notify(h, POLICY_EVENT_FINISHED, &r->job, now - res->start_us);
+    int crossed = p->span == SPAN_SPINE;
+    notify(h, POLICY_EVENT_FINISHED, &h->running[s].job, now - p->attempt_start_us);
+    running_remove(h, s);
+    return crossed ? contention_update(h) : 0;
+}
 
-    /* Remove s from by_end, then move the last running job into slot s. */
-    uint32_t n = h->n_running;
-    uint32_t pos = by_end_lower_bound(h, s, n);
-    memmove(&h->by_end[pos], &h->by_end[pos + 1], (n - pos - 1) * sizeof *h->by_end);
-    n--;
-    uint32_t last = h->n_running - 1;
-    if (s != last) {
-        uint32_t lpos = by_end_lower_bound(h, last, n);
-        h->running[s] = h->running[last];
-        h->running_w[s] = h->running_w[last];
-        h->slot_of_w[h->running_w[s]] = s;
-        h->by_end[lpos] = s;
+/* A failure killed running slot s: roll back to the last checkpoint and
+ * requeue. */
+static int interrupt(struct host *h, uint32_t s)
+{
+    sim_time now = engine_now(&h->eng);
+    uint32_t wi = h->running_w[s];
+    const struct job *j = &h->w->jobs[wi];
+    struct progress *p = &h->prog[s];
+    progress_catch_up(p, now);
+    double total = (double)j->runtime_us;
+    double done_now = total - p->work_left_us;
+    double before = h->done_us[wi];
+    const struct checkpoint_policy *cp = &h->failures->checkpoint[p->job_class];
+    double interval_us = cp->interval_s * 1e6;
+    double kept = before;
+    if (interval_us > 0)
+        kept = before + floor((done_now - before) / interval_us) * interval_us;
+    double lost_work = done_now - kept;
+    double lost_wall = p->rate > 0 ? lost_work / p->rate : 0;
+    h->done_us[wi] = kept;
+    h->res->stats.lost_slot_us += lost_wall * (double)j->slots;
+    h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
+    h->res->stats.interruptions++;
+    h->res->jobs[wi].interruptions++;
+    if (p->completion)
+        engine_cancel(&h->eng, p->completion);
+    notify(h, POLICY_EVENT_FAILED, &h->running[s].job, now - p->attempt_start_us);
+    running_remove(h, s);
+    return enqueue(h, wi);
+}
+
+/* ---- failures, repairs, deliveries, retirements ---- */
+
+static int schedule_failure(struct host *h, uint32_t node)
+{
+    struct node_life *l = &h->life[node];
+    if (!h->failures || l->failure_rate_per_us <= 0)
+        return 0;
+    double mean_us = 1.0 / l->failure_rate_per_us;
+    double k = h->failures->weibull_shape;
+    struct distribution d = k > 0 && k != 1 ? distribution_weibull_with_mean(k, mean_us)
+                                            : (struct distribution){DIST_EXPONENTIAL, mean_us, 0};
+    sim_time at = engine_now(&h->eng) + (sim_time)ceil(distribution_sample(&d, &l->rng));
+    return engine_schedule(&h->eng, at, EVENT_CLASS_FAILURE, SIM_EV_FAILURE, node, 0) ? 0 : oom(h);
+}
+
+static int on_failure(struct host *h, uint32_t node)
+{
+    struct node_life *l = &h->life[node];
+    if (!l->present || !l->up)
+        return 0; /* left or already down: this clock stopped */
+    const struct failure_spec *fs = h->failures;
+    int32_t gpus = h->nodes[node].total_slots;
+    double pick = pcg32_unit(&l->rng) * l->failure_rate_per_us * 3.6e9, acc = 0;
+    size_t cat = fs->n_categories - 1;
+    for (size_t i = 0; i < fs->n_categories; i++) {
+        acc += fs->categories[i].rate_per_unit_hour * failure_scope_units(fs->categories[i].scope, gpus);
+        if (pick < acc) {
+            cat = i;
+            break;
+        }
     }
-    h->n_running = n;
-    h->slot_of_w[wi] = NO_SLOT;
-    if (h->dead_allocs > 4096 && h->dead_allocs > h->n_allocs / 2)
-        compact_allocs(h);
-    h->changed = 1;
+    h->res->stats.failures++;
+    h->res->stats.failures_by_category[cat]++;
+    double repair_s = distribution_sample(&fs->categories[cat].repair_s, &l->rng);
+    node_set(h, node, 1, 0, l->retiring);
+    int crossed = 0;
+    for (uint32_t s = 0; s < h->n_running;) {
+        const struct policy_running *r = &h->running[s];
+        int hit = 0;
+        for (uint32_t k = 0; k < r->alloc_count && !hit; k++)
+            hit = h->allocs[r->alloc_first + k].node == (int32_t)node;
+        if (!hit) {
+            s++;
+            continue;
+        }
+        crossed |= h->prog[s].span == SPAN_SPINE;
+        /* slot s now holds another job (or none): look at it again */
+        if (interrupt(h, s) != 0)
+            return -1;
+    }
+    sim_time back = engine_now(&h->eng) + (sim_time)ceil((repair_s > 0 ? repair_s : 0) * 1e6);
+    if (!engine_schedule(&h->eng, back, EVENT_CLASS_CAPACITY, SIM_EV_REPAIR, node, 0))
+        return oom(h);
+    return crossed ? contention_update(h) : 0;
+}
+
+static int on_repair(struct host *h, uint32_t node)
+{
+    struct node_life *l = &h->life[node];
+    if (!l->present)
+        return 0;
+    int empty = h->nodes[node].free_slots == h->nodes[node].total_slots;
+    if (l->retiring && empty) {
+        node_set(h, node, 0, 1, 0);
+        return 0;
+    }
+    node_set(h, node, 1, 1, l->retiring);
+    return schedule_failure(h, node);
+}
+
+static int on_delivery(struct host *h, int32_t order)
+{
+    h->res->stats.deliveries++;
+    for (uint32_t n = 0; n < h->n_nodes; n++) {
+        if (h->c->nodes[n].order != order)
+            continue;
+        node_set(h, n, 1, 1, 0);
+        if (schedule_failure(h, n) != 0)
+            return -1;
+    }
     return 0;
 }
+
+/* Drains `count` present nodes of the type, highest numbers first. */
+static int on_retirement(struct host *h, size_t index)
+{
+    const struct retirement *r = &h->models->procurement->retirements[index];
+    int64_t left = r->count;
+    h->res->stats.retirements++;
+    for (uint32_t n = h->n_nodes; n-- > 0 && left > 0;) {
+        struct node_life *l = &h->life[n];
+        if (h->c->nodes[n].type != r->type || !l->present || l->retiring)
+            continue;
+        left--;
+        if (h->nodes[n].free_slots == h->nodes[n].total_slots)
+            node_set(h, n, 0, l->up, 0);
+        else
+            node_set(h, n, 1, l->up, 1);
+    }
+    return 0;
+}
+
+/* ---- starting jobs ---- */
 
 static int contract_error(struct host *h, const char *what, const struct policy_decision *d)
 {
     return err_set(h->err, NULL, 0, 0, "policy '%s' broke the contract at t=%lld us: %s (job '%lld')",
                    h->ops->name, (long long)engine_now(&h->eng), what, (long long)d->job_id);
+}
+
+/* The runtime model's inputs for a job placed on allocs[first..+count). */
+static void progress_init(struct host *h, struct progress *p, const struct policy_job *job, uint32_t first,
+                          uint32_t count)
+{
+    const struct cluster *c = h->c;
+    p->speed = 1;
+    p->ckpt_eff = 1;
+    p->comm = 0;
+    p->span = SPAN_NVLINK;
+    p->job_class = h->models ? (int32_t)h->models->default_class : JOB_CLASS_TRAINING;
+    if (!h->models)
+        return;
+    const struct policy_alloc *a = &h->allocs[first];
+    int same_domain = 1, same_leaf = 1;
+    double nvlink = 0;
+    int32_t domain_gpus = 0, node_gpus = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        const struct cluster_node *cn = &c->nodes[a[k].node];
+        same_domain &= cn->nvlink_domain == c->nodes[a[0].node].nvlink_domain;
+        same_leaf &= cn->leaf == c->nodes[a[0].node].leaf;
+        if (c->catalog) {
+            const struct node_type *t = &c->catalog->types[cn->type];
+            double sp = t->speed[p->job_class];
+            if (k == 0 || sp < p->speed)
+                p->speed = sp;
+            if (k == 0 || t->nvlink_gbps < nvlink)
+                nvlink = t->nvlink_gbps;
+            domain_gpus = t->nvlink_domain_gpus;
+            node_gpus = t->gpus;
+        }
+    }
+    if (h->failures) {
+        const struct checkpoint_policy *cp = &h->failures->checkpoint[p->job_class];
+        p->ckpt_eff = runtime_checkpoint_efficiency(cp->interval_s, cp->overhead_s);
+    }
+    if (c->fabric.kind == FABRIC_NONE || !c->catalog)
+        return; /* no network model: placement does not change runtimes */
+    p->comm = h->models->comm_fraction[p->job_class];
+    p->nvlink_gbps = nvlink;
+    p->span = same_domain ? SPAN_NVLINK : same_leaf ? SPAN_LEAF : SPAN_SPINE;
+    int64_t leaf_gpus = (int64_t)c->fabric.nodes_per_leaf * node_gpus;
+    enum span_level min_span = runtime_min_span(job->slots, domain_gpus, node_gpus, leaf_gpus);
+    p->ref_gbps = runtime_level_gbps(min_span, nvlink, c->fabric.link_gbps, 1);
+}
+
+static double progress_rate(const struct host *h, const struct progress *p)
+{
+    if (!h->models)
+        return 1.0;
+    double slowdown = 1.0;
+    if (p->comm > 0 && p->span != SPAN_SPINE)
+        slowdown = runtime_slowdown(p->comm, p->ref_gbps,
+                                    runtime_level_gbps((enum span_level)p->span, p->nvlink_gbps,
+                                                       h->c->fabric.link_gbps, 1));
+    /* SPINE: contention_update() sets the rate from the fair share */
+    return p->speed * p->ckpt_eff / slowdown;
 }
 
 /* Checks one START against the view and applies it. */
@@ -281,47 +692,53 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     struct policy_job *q = &h->queued[d->job_index];
     if (q->id != d->job_id)
         return contract_error(h, "decision names a job id that does not match its queue index", d);
-    if (d->alloc_count == 0 || d->alloc_first > h->out.n_allocs ||
-        d->alloc_count > h->out.n_allocs - d->alloc_first)
+    if (d->alloc_count == 0 || d->alloc_first > h->out.n_allocs || d->alloc_count > h->out.n_allocs - d->alloc_first)
         return contract_error(h, "allocation out of the decision buffer", d);
     int64_t sum = 0;
-    for (uint32_t k = 0; k < d->alloc_count; k++) {
+    uint32_t k;
+    for (k = 0; k < d->alloc_count; k++) {
         const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
+        const char *bad = NULL;
         if (a->node < 0 || (uint32_t)a->node >= h->n_nodes || a->slots <= 0)
-            return contract_error(h, "allocation names no valid node or slot count", d);
-        if (h->nodes[a->node].state != POLICY_NODE_UP)
-            return contract_error(h, "allocation on a node that is not up", d);
-        if (h->nodes[a->node].free_slots < a->slots)
-            return contract_error(h, "allocation over a node's free slots", d);
+            bad = "allocation names no valid node or slot count";
+        else if (h->nodes[a->node].state != POLICY_NODE_UP)
+            bad = "allocation on a node that is not up";
+        else if (h->nodes[a->node].free_slots < a->slots)
+            bad = "allocation over a node's free slots";
+        if (bad) {
+            while (k-- > 0) /* undo what this decision took */
+                h->nodes[h->out.allocs[d->alloc_first + k].node].free_slots += h->out.allocs[d->alloc_first + k].slots;
+            return contract_error(h, bad, d);
+        }
         sum += a->slots;
-        h->nodes[a->node].free_slots -= a->slots; /* undone below on error */
+        h->nodes[a->node].free_slots -= a->slots;
     }
     if (sum != q->slots) {
-        for (uint32_t k = 0; k < d->alloc_count; k++) {
-            const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
-            h->nodes[a->node].free_slots += a->slots;
-        }
+        for (k = 0; k < d->alloc_count; k++)
+            h->nodes[h->out.allocs[d->alloc_first + k].node].free_slots += h->out.allocs[d->alloc_first + k].slots;
         return contract_error(h, "allocation does not add up to the job's request", d);
     }
-    for (uint32_t k = 0; k < d->alloc_count; k++)
+    for (k = 0; k < d->alloc_count; k++)
         free_list_update(h, (uint32_t)h->out.allocs[d->alloc_first + k].node);
     h->free_slots -= sum;
 
-    /* running job */
     uint32_t old_cap = h->cap_running;
     if (grow((void **)&h->running, &h->cap_running, h->n_running + 1, sizeof *h->running) != 0)
-        return err_set(h->err, NULL, 0, 0, "out of memory");
+        return oom(h);
     if (h->cap_running != old_cap) {
         void *rw = realloc(h->running_w, h->cap_running * sizeof *h->running_w);
         if (rw)
             h->running_w = rw;
         void *be = rw ? realloc(h->by_end, h->cap_running * sizeof *h->by_end) : NULL;
-        if (!be)
-            return err_set(h->err, NULL, 0, 0, "out of memory");
-        h->by_end = be;
+        if (be)
+            h->by_end = be;
+        void *pr = be ? realloc(h->prog, h->cap_running * sizeof *h->prog) : NULL;
+        if (!pr)
+            return oom(h);
+        h->prog = pr;
     }
     if (grow((void **)&h->allocs, &h->cap_allocs, h->n_allocs + d->alloc_count, sizeof *h->allocs) != 0)
-        return err_set(h->err, NULL, 0, 0, "out of memory");
+        return oom(h);
 
     uint32_t wi = h->queued_w[d->job_index];
     const struct job *j = &h->w->jobs[wi];
@@ -337,6 +754,15 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     h->n_allocs += d->alloc_count;
     h->running_w[s] = wi;
     h->slot_of_w[wi] = s;
+
+    struct progress *p = &h->prog[s];
+    memset(p, 0, sizeof *p);
+    progress_init(h, p, q, r->alloc_first, r->alloc_count);
+    p->rate = progress_rate(h, p);
+    p->work_left_us = (double)j->runtime_us - (h->done_us ? h->done_us[wi] : 0);
+    p->last_us = now;
+    p->attempt_start_us = now;
+
     uint32_t pos = by_end_lower_bound(h, s, h->n_running);
     memmove(&h->by_end[pos + 1], &h->by_end[pos], (h->n_running - pos) * sizeof *h->by_end);
     h->by_end[pos] = s;
@@ -344,26 +770,29 @@ static int apply_start(struct host *h, const struct policy_decision *d)
 
     h->started_now[d->job_index] = 1;
     struct sim_job_result *res = &h->res->jobs[wi];
-    res->start_us = now;
+    if (res->start_us < 0)
+        res->start_us = now;
     res->n_nodes = (int32_t)d->alloc_count;
+    res->span = p->span;
     h->res->stats.starts++;
-    if (!engine_schedule(&h->eng, now + simulation_effective_runtime(j), EVENT_CLASS_COMPLETION,
-                         SIM_EV_COMPLETION, (int64_t)wi, 0))
-        return err_set(h->err, NULL, 0, 0, "out of memory");
     notify(h, POLICY_EVENT_STARTED, q, 0);
-    return 0;
+    if (p->span == SPAN_SPINE) {
+        h->n_cross++;
+        return contention_update(h) != 0 || schedule_completion(h, s) != 0 ? -1 : 0;
+    }
+    return schedule_completion(h, s);
 }
 
 static int run_pass(struct host *h)
 {
     uint32_t need = h->n_queued + h->n_running + 1;
     if (grow((void **)&h->out.items, &h->out.cap, need, sizeof *h->out.items) != 0)
-        return err_set(h->err, NULL, 0, 0, "out of memory");
+        return oom(h);
     int64_t alloc_need = h->free_slots + h->n_queued + 1;
     if (alloc_need > UINT32_MAX / 2)
         alloc_need = UINT32_MAX / 2;
     if (grow((void **)&h->out.allocs, &h->out.cap_allocs, (uint32_t)alloc_need, sizeof *h->out.allocs) != 0)
-        return err_set(h->err, NULL, 0, 0, "out of memory");
+        return oom(h);
     h->out.n = 0;
     h->out.n_allocs = 0;
 
@@ -423,23 +852,148 @@ static int run_pass(struct host *h)
     return 0;
 }
 
+/* ---- the run ---- */
+
+enum { SIM_DONE = 1 }; /* handler code: every job is finished */
+
 static int handle_event(void *ctx, const struct event *ev)
 {
     struct host *h = ctx;
     h->res->stats.events++;
-    if (ev->kind == SIM_EV_ARRIVAL)
-        return on_arrival(h, (uint32_t)ev->arg) ? -1 : 0;
-    return on_completion(h, (uint32_t)ev->arg) ? -1 : 0;
+    int rc = 0;
+    switch (ev->kind) {
+    case SIM_EV_ARRIVAL:
+        rc = on_arrival(h, (uint32_t)ev->arg);
+        break;
+    case SIM_EV_COMPLETION:
+        rc = on_completion(h, (uint32_t)ev->arg);
+        break;
+    case SIM_EV_FAILURE:
+        rc = on_failure(h, (uint32_t)ev->arg);
+        break;
+    case SIM_EV_REPAIR:
+        rc = on_repair(h, (uint32_t)ev->arg);
+        break;
+    case SIM_EV_DELIVERY:
+        rc = on_delivery(h, (int32_t)ev->arg);
+        break;
+    case SIM_EV_RETIREMENT:
+        rc = on_retirement(h, (size_t)ev->arg);
+        break;
+    }
+    return rc ? -1 : 0;
 }
 
 static int handle_instant_end(void *ctx, sim_time now)
 {
     struct host *h = ctx;
     (void)now;
-    if (!h->changed || h->n_queued == 0)
-        return 0;
+    if (h->changed && h->n_queued > 0) {
+        h->changed = 0;
+        if (run_pass(h) != 0)
+            return -1;
+    }
+    /* With failures the event list never empties: stop when the work is. */
+    if (h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
+        return SIM_DONE;
+    return 0;
+}
+
+static int host_init_models(struct host *h)
+{
+    const struct sim_models *m = h->models;
+    const struct cluster *c = h->c;
+    if (m->failures && m->failures->enabled && m->failures->n_categories) {
+        h->failures = m->failures;
+        h->res->stats.n_categories = m->failures->n_categories;
+        h->res->stats.failures_by_category = calloc(m->failures->n_categories, sizeof *h->res->stats.failures_by_category);
+        if (!h->res->stats.failures_by_category)
+            return oom(h);
+    }
+    h->done_us = calloc(h->w->n ? h->w->n : 1, sizeof *h->done_us);
+    if (!h->done_us)
+        return oom(h);
+    if (c->n_leaves > 0) {
+        h->leaf_capacity = calloc((size_t)c->n_leaves, sizeof *h->leaf_capacity);
+        if (!h->leaf_capacity)
+            return oom(h);
+        for (uint32_t n = 0; n < c->n_nodes; n++)
+            h->leaf_capacity[c->nodes[n].leaf] += (double)c->nodes[n].slots * c->fabric.link_gbps /
+                                                  (c->fabric.oversubscription > 0 ? c->fabric.oversubscription : 1);
+    }
+    for (uint32_t n = 0; n < c->n_nodes; n++) {
+        struct node_life *l = &h->life[n];
+        pcg32_stream(&l->rng, m->seed, RNG_FAILURES, n);
+        if (h->failures) {
+            double per_hour = 0;
+            for (size_t i = 0; i < h->failures->n_categories; i++)
+                per_hour += h->failures->categories[i].rate_per_unit_hour *
+                            failure_scope_units(h->failures->categories[i].scope, c->nodes[n].slots);
+            l->failure_rate_per_us = per_hour / 3.6e9;
+        }
+        if (c->nodes[n].order < 0 && schedule_failure(h, n) != 0)
+            return -1;
+    }
+    const struct procurement_spec *pr = m->procurement;
+    for (size_t i = 0; pr && i < pr->n_orders; i++) {
+        sim_time at = procurement_ready_time(pr, i, m->seed);
+        if (!engine_schedule(&h->eng, at < 0 ? 0 : at, EVENT_CLASS_CAPACITY, SIM_EV_DELIVERY, (int64_t)i, 0))
+            return oom(h);
+    }
+    for (size_t i = 0; pr && i < pr->n_retirements; i++)
+        if (!engine_schedule(&h->eng, pr->retirements[i].at_us < 0 ? 0 : pr->retirements[i].at_us,
+                             EVENT_CLASS_CAPACITY, SIM_EV_RETIREMENT, (int64_t)i, 0))
+            return oom(h);
+    return 0;
+}
+
+static int host_init(struct host *h)
+{
+    const struct cluster *c = h->c;
+    h->n_nodes = c->n_nodes;
+    h->nodes = calloc(c->n_nodes, sizeof *h->nodes);
+    h->life = calloc(c->n_nodes, sizeof *h->life);
+    h->with_free = malloc(c->n_nodes * sizeof *h->with_free);
+    h->with_free_pos = malloc(c->n_nodes * sizeof *h->with_free_pos);
+    h->slot_of_w = malloc((h->w->n ? h->w->n : 1) * sizeof *h->slot_of_w);
+    if (!h->nodes || !h->life || !h->with_free || !h->with_free_pos || !h->slot_of_w)
+        return err_set(h->err, NULL, 0, 0, "out of memory for %u nodes", c->n_nodes);
+    for (uint32_t i = 0; i < c->n_nodes; i++) {
+        const struct cluster_node *cn = &c->nodes[i];
+        h->nodes[i] = (struct policy_node){cn->type, POLICY_NODE_DOWN, cn->slots, cn->slots,
+                                           cn->nvlink_domain, cn->leaf, cn->pod, 0};
+        h->with_free_pos[i] = NO_SLOT;
+        h->life[i].up = 1;
+    }
+    for (uint32_t i = 0; i < c->n_nodes; i++)
+        if (c->nodes[i].order < 0)
+            node_set(h, i, 1, 1, 0);
     h->changed = 0;
-    return run_pass(h) ? -1 : 0;
+    if (h->models && host_init_models(h) != 0)
+        return -1;
+    return 0;
+}
+
+static void host_release(struct host *h)
+{
+    engine_release(&h->eng);
+    free(h->nodes);
+    free(h->life);
+    free(h->with_free);
+    free(h->with_free_pos);
+    free(h->queued);
+    free(h->queued_w);
+    free(h->started_now);
+    free(h->running);
+    free(h->prog);
+    free(h->running_w);
+    free(h->by_end);
+    free(h->slot_of_w);
+    free(h->done_us);
+    free(h->allocs);
+    free(h->leaf_capacity);
+    free(h->out.items);
+    free(h->out.allocs);
 }
 
 int simulation_run(const struct workload *w, const struct cluster *c, const struct policy_ops *ops,
@@ -458,33 +1012,51 @@ int simulation_run(const struct workload *w, const struct cluster *c, const stru
         return err_set(err, NULL, 0, 0, "out of memory for %zu job results", w->n);
     res->n = w->n;
     for (size_t i = 0; i < w->n; i++)
-        res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0};
+        res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, SPAN_NVLINK};
 
     struct host h;
     memset(&h, 0, sizeof h);
     h.w = w;
+    h.c = c;
     h.ops = ops;
     h.policy = policy;
     h.opt = opt;
+    h.models = opt->models;
     h.res = res;
     h.err = err;
-    sim_time start = w->n ? w->jobs[0].submit_us : 0;
+    sim_time first = w->n ? w->jobs[0].submit_us : 0;
+    /* With models, time 0 is the scenario's start (orders count from it). */
+    sim_time start = h.models && first > 0 ? 0 : first;
     engine_init(&h.eng, start);
-    res->stats.first_submit_us = start;
-    res->stats.last_end_us = start;
+    res->stats.first_submit_us = first;
+    res->stats.last_end_us = first;
+    h.acc_last_us = start;
     int rc = -1;
-    if (host_init(&h, c) != 0) {
-        err_set(err, NULL, 0, 0, "out of memory for %u nodes", c->n_nodes);
+    if (host_init(&h) != 0)
         goto done;
-    }
-    res->stats.total_slots = h.total_slots;
+    res->stats.total_slots = c->total_slots;
     if (schedule_next_arrival(&h) != 0)
         goto done;
     struct engine_handlers handlers = {handle_event, handle_instant_end, &h};
-    if (engine_run_until(&h.eng, opt->until_us, &handlers) != 0) {
+    int run = engine_run_until(&h.eng, opt->until_us, &handlers);
+    if (run < 0) {
         if (!err->set)
-            err_set(err, NULL, 0, 0, "out of memory");
+            oom(&h);
         goto done;
+    }
+    /* close the integrals at the last end (or where the run stopped) */
+    sim_time stop = res->stats.last_end_us;
+    if (engine_now(&h.eng) > stop && run != SIM_DONE)
+        stop = engine_now(&h.eng);
+    if (stop > h.acc_last_us) {
+        h.eng.now_us = stop;
+        accumulate(&h);
+    } else if (stop < h.acc_last_us) {
+        /* events after the last end (failures) were integrated: take them back */
+        double dt = (double)(h.acc_last_us - (stop > first ? stop : first));
+        res->stats.capacity_slot_us -= dt * (double)h.present_slots;
+        res->stats.node_up_us -= dt * (double)h.up_nodes;
+        res->stats.node_present_us -= dt * (double)h.present_nodes;
     }
     for (size_t i = 0; i < w->n; i++)
         if (res->jobs[i].outcome == SIM_JOB_UNFINISHED)
@@ -500,5 +1072,6 @@ void sim_result_release(struct sim_result *res)
     if (!res)
         return;
     free(res->jobs);
+    free(res->stats.failures_by_category);
     memset(res, 0, sizeof *res);
 }

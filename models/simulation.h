@@ -15,6 +15,15 @@
  *    counted, as is a job asking for no slots.
  * The view handed to the policy is kept up to date incrementally, so a pass
  * costs what the policy does, not the size of the cluster.
+ *
+ * With `struct sim_models` (a scenario's hardware and operations models) the
+ * replay also has: node types with speed factors and a fabric with contention
+ * (models/runtime_model.h), so a running job progresses at a rate and its
+ * end moves when the rate changes; failures that take nodes down and kill,
+ * checkpoint-roll-back and requeue the jobs on them (models/failures.h); and
+ * nodes that arrive by purchase order or leave by retirement
+ * (models/procurement.h). Simulated time 0 is the scenario's start. Without
+ * models the replay is the foundation's, bit for bit.
  */
 #ifndef FLEETSIM_MODELS_SIMULATION_H
 #define FLEETSIM_MODELS_SIMULATION_H
@@ -23,6 +32,8 @@
 #include <stdint.h>
 
 #include "models/cluster.h"
+#include "models/failures.h"
+#include "models/procurement.h"
 #include "models/workload.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
@@ -37,10 +48,12 @@ enum sim_job_outcome {
 };
 
 struct sim_job_result {
-    sim_time start_us; /* -1 if it never started */
+    sim_time start_us; /* first start, -1 if it never started */
     sim_time end_us;   /* -1 if it never ended */
     int32_t outcome;   /* enum sim_job_outcome */
-    int32_t n_nodes;   /* nodes it ran on */
+    int32_t n_nodes;   /* nodes it ran on (last attempt) */
+    int32_t interruptions; /* attempts killed by failures */
+    int32_t span;      /* enum span_level of the last attempt */
 };
 
 struct sim_stats {
@@ -51,8 +64,19 @@ struct sim_stats {
     size_t completed, killed_at_limit, skipped_too_big, skipped_invalid, unfinished;
     sim_time first_submit_us;
     sim_time last_end_us;
-    double busy_slot_us; /* sum of runtime x slots over jobs that ran */
-    int64_t total_slots;
+    double busy_slot_us; /* sum of run time x slots over every attempt */
+    int64_t total_slots;  /* every node, ordered ones included */
+    /* capacity present (delivered, not retired), integrated from the first
+     * submit to the last end: the denominator of utilization */
+    double capacity_slot_us;
+    /* failures and their cost */
+    uint64_t failures;
+    uint64_t *failures_by_category; /* n_categories entries, or NULL */
+    size_t n_categories;
+    uint64_t interruptions; /* job attempts killed by failures */
+    double lost_slot_us;    /* work lost since the last checkpoint, x slots */
+    double node_up_us, node_present_us; /* availability = up / present */
+    uint64_t deliveries, retirements;
 };
 
 /* Called after each pass with the view the policy saw and what it decided
@@ -60,10 +84,20 @@ struct sim_stats {
 typedef void (*sim_pass_hook)(void *ctx, const struct cluster_view *view,
                               const struct policy_decisions *decisions);
 
+/* The physical models of a scenario. Borrowed for the run. */
+struct sim_models {
+    const struct failure_spec *failures;        /* NULL or !enabled: none */
+    const struct procurement_spec *procurement; /* NULL: none */
+    double comm_fraction[JOB_CLASS_COUNT];
+    enum job_class default_class;
+    uint64_t seed;
+};
+
 struct sim_options {
     sim_time until_us; /* SIM_TIME_NEVER: run until every job is done */
     sim_pass_hook on_pass;
     void *hook_ctx;
+    const struct sim_models *models; /* NULL: the foundation's replay */
 };
 
 struct sim_result {
