@@ -893,8 +893,9 @@ static int handle_instant_end(void *ctx, sim_time now)
         if (run_pass(h) != 0)
             return -1;
     }
-    /* With failures the event list never empties: stop when the work is. */
-    if (h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
+    /* With failures the event list never empties: without a horizon, stop
+     * when the work is done. */
+    if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
         return SIM_DONE;
     return 0;
 }

@@ -8,9 +8,10 @@ void suite_policies(void);
 void suite_simulation(void);
 void suite_swf(void);
 void suite_jsonl(void);
+void suite_models(void);
 
 static void (*const test_suites[])(void) = {
-    suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl,
+    suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl, suite_models,
 };
 
 #endif
