@@ -8,7 +8,8 @@ SAN ?=
 PKGS := gsl yaml-0.1 jansson zlib
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev python3 gzip
+DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev python3 gzip \
+               libsqlite3-dev prometheus util-linux
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-unused-parameter
@@ -28,18 +29,26 @@ BENCH_SRC := $(wildcard tests/bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
+# The built-in node-type catalog, embedded as a C string so the binary needs
+# no data files: each line of the YAML becomes one escaped string literal.
+CATALOG_YAML := models/catalog/node-types.yaml
+GEN_CATALOG_SRC := $(BUILD)/gen/node_types_yaml.c
+GEN_CATALOG_OBJ := $(BUILD)/gen/node_types_yaml.o
+
 POLICY_LIB := $(BUILD)/libfleetpolicies.a
 CORE_LIB := $(BUILD)/libfleetcore.a
 FLEETSIM := $(BUILD)/fleetsim
+AGENT := $(BUILD)/fleetsim-agent
+AGENT_UNIT := $(BUILD)/tests/agent_unit_tests
 UNIT := $(BUILD)/tests/unit_tests
 BENCH := $(BUILD)/tests/fleetsim-bench
 
 .PHONY: all deps demo test unit asan check-layers check-seams bench fuzz clean help
 
-all: $(FLEETSIM)
+all: $(FLEETSIM) $(AGENT)
 
 help:
-	@echo "make            build $(FLEETSIM)"
+	@echo "make            build $(FLEETSIM) and $(AGENT)"
 	@echo "make deps       install missing Debian packages (root or sudo)"
 	@echo "make demo       replay a bundled trace and print the summary"
 	@echo "make test       build and run every test (unit, CLI, bad input, paper)"
@@ -74,7 +83,25 @@ $(POLICY_LIB): $(call obj,$(POLICY_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(CORE_LIB): $(call obj,$(CORE_SRC))
+# Character by character, because awks differ on backslashes in gsub
+# replacements; '?' is escaped too: "??(" and friends are trigraphs under -std=c11.
+$(GEN_CATALOG_SRC): $(CATALOG_YAML)
+	@mkdir -p $(dir $@)
+	@{ echo '/* generated from $(CATALOG_YAML) by the Makefile; do not edit */'; \
+	  echo '#include "scenarios/catalog.h"'; \
+	  echo 'const char scenario_builtin_catalog_yaml[] ='; \
+	  awk '{ o = ""; for (i = 1; i <= length($$0); i++) { c = substr($$0, i, 1); \
+	         if (c == "\\") c = "\\\\"; else if (c == "\"") c = "\\\""; \
+	         else if (c == "?") c = "\\?"; else if (c == "\t") c = "\\t"; o = o c } \
+	         printf "    \"%s\\n\"\n", o }' $<; \
+	  echo '    "";'; \
+	  echo 'const size_t scenario_builtin_catalog_yaml_len = sizeof scenario_builtin_catalog_yaml - 1;'; \
+	} >$@.tmp && mv $@.tmp $@
+
+$(GEN_CATALOG_OBJ): $(GEN_CATALOG_SRC)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(CORE_LIB): $(call obj,$(CORE_SRC)) $(GEN_CATALOG_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -87,6 +114,22 @@ $(UNIT): $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB)
 $(BENCH): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
+# fleetsim-agent (agent/): the live agent. It links the same policy archive as
+# fleetsim, plus SQLite (its state store) and libdl (NVML and policy plugins
+# are loaded with dlopen). Its unit tests live in tests/agent/.
+AGENT_SRC := $(wildcard agent/*.c)
+AGENT_LIB_OBJ := $(call obj,$(filter-out agent/main.c,$(AGENT_SRC)))
+AGENT_UNIT_SRC := $(wildcard tests/agent/*.c)
+AGENT_LDLIBS = $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) -ldl
+$(call obj,$(AGENT_SRC) $(AGENT_UNIT_SRC)): CFLAGS += $(shell pkg-config --cflags sqlite3 2>/dev/null)
+
+$(AGENT): $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(AGENT_LDLIBS) $(LDLIBS)
+
+$(AGENT_UNIT): $(call obj,$(AGENT_UNIT_SRC)) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_UNIT_SRC)) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB) \
+	  $(AGENT_LDLIBS) $(LDLIBS)
+
 demo: deps
 	@$(MAKE) --no-print-directory $(FLEETSIM)
 	$(FLEETSIM) replay --policy fcfs+easy traces/examples/demo-gpu-cluster.swf
@@ -95,7 +138,7 @@ unit: $(UNIT)
 	$(UNIT)
 
 test: deps
-	@$(MAKE) --no-print-directory $(FLEETSIM) $(UNIT)
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(UNIT) $(AGENT) $(AGENT_UNIT)
 	@BUILD=$(BUILD) sh tests/run.sh
 
 asan:
@@ -109,16 +152,16 @@ check-seams: $(POLICY_LIB)
 	@sh tests/check_seams.sh $(POLICY_LIB)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH)
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH) $(AGENT)
 	@BUILD=$(BUILD) sh tests/bench/run.sh
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
-build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(POLICY_SRC)
+build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(POLICY_SRC) build/gen/node_types_yaml.c
 	@mkdir -p build/fuzz
 	clang -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
 	  -fsanitize=fuzzer,address,undefined \
-	  $(shell pkg-config --cflags $(PKGS)) $< $(CORE_SRC) $(POLICY_SRC) -o $@ $(LDLIBS)
+	  $(shell pkg-config --cflags $(PKGS)) $< $(CORE_SRC) $(POLICY_SRC) build/gen/node_types_yaml.c -o $@ $(LDLIBS)
 
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \

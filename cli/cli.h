@@ -40,5 +40,8 @@ int cli_read_trace(const char *path, enum trace_format fmt, enum swf_convention 
 
 int cmd_replay(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+/* `fleetsim help scenario`: the scenario schema reference on stdout. */
+int cmd_help_scenario(void);
 
 #endif

@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
     {"replay", cmd_replay, "replay a job trace under a scheduling policy and summarize it"},
     {"trace", cmd_trace, "convert traces to the native format, or describe them (trace convert|stats)"},
+    {"validate", cmd_validate, "check a scenario file and summarize it (see 'fleetsim help scenario')"},
 };
 
 static void print_usage(FILE *out)
@@ -23,7 +24,8 @@ static void print_usage(FILE *out)
                  "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'fleetsim COMMAND --help' tells more; 'man fleetsim' once installed.\n"
+    fprintf(out, "\n'fleetsim COMMAND --help' tells more; 'fleetsim help scenario' lists the scenario keys;\n"
+                 "'man fleetsim' once installed.\n"
                  "exit codes: 0 ok, 1 gate failed, 2 usage or bad input, 3 I/O error, 4 internal error\n");
 }
 
@@ -35,6 +37,9 @@ int main(int argc, char **argv)
     }
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        /* topics that are not commands: file formats */
+        if (argc > 2 && strcmp(name, "help") == 0 && strcmp(argv[2], "scenario") == 0)
+            return cmd_help_scenario();
         if (argc > 2 && strcmp(name, "help") == 0) {
             for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
                 if (!strcmp(argv[2], commands[i].name)) {

@@ -1,69 +1,94 @@
 #include "models/fabric.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-/* Progressive filling on the normalised rates x_j in [0, 1]: raise every
- * unfrozen flow's x together until a leaf's uplink fills (or x reaches 1),
- * freeze the flows on that leaf, repeat. Flow j then gets x_j of its demand
- * on every leaf it uses. */
-void fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *leaf, const double *demand,
-                    const double *capacity, size_t n_leaves, double *scratch_load, uint8_t *scratch_frozen)
+static double fill_level(double room, double open)
 {
-    double *x = scratch_load; /* reuse: first n_flows entries hold x, then per-leaf sums */
-    double *frozen_load = scratch_load + n_flows;
-    double *open_demand = frozen_load + n_leaves;
-    memset(scratch_frozen, 0, n_flows);
+    return room > 0 ? room / open : 0;
+}
+
+/* Progressive filling on the normalised rates x_j in [0, 1]: all open flows
+ * rise together (the water level); leaf l fills at level
+ * (capacity - load of frozen flows) / (open demand on l); the first leaf to
+ * fill freezes its open flows at that level, and the water rises again.
+ * Each flow freezes once: O(pairs + rounds x leaves). */
+int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *leaf, const double *demand,
+                   const double *capacity, size_t n_leaves)
+{
+    size_t pairs = 0;
     for (size_t j = 0; j < n_flows; j++)
-        x[j] = 0;
-    size_t open = n_flows;
-    while (open) {
-        for (size_t l = 0; l < n_leaves; l++)
-            frozen_load[l] = open_demand[l] = 0;
-        for (size_t j = 0; j < n_flows; j++) {
+        pairs += flows[j].count;
+    double *room = malloc((n_leaves + 1) * sizeof *room); /* capacity - frozen load */
+    double *open = calloc(n_leaves + 1, sizeof *open);    /* demand of open flows */
+    size_t *start = calloc(n_leaves + 2, sizeof *start); /* CSR: leaf -> flows */
+    uint32_t *who = malloc((pairs + 1) * sizeof *who);
+    double *x = malloc((n_flows + 1) * sizeof *x);
+    uint8_t *frozen = calloc(n_flows + 1, 1);
+    uint32_t *active = malloc((n_leaves + 1) * sizeof *active);
+    int rc = 0;
+    if (!room || !open || !start || !who || !x || !frozen || !active) {
+        rc = -1;
+        goto done;
+    }
+    for (size_t l = 0; l < n_leaves; l++)
+        room[l] = capacity[l];
+    for (size_t j = 0; j < n_flows; j++)
+        for (uint32_t k = 0; k < flows[j].count; k++) {
+            uint32_t l = leaf[flows[j].first + k];
+            open[l] += demand[flows[j].first + k];
+            start[l + 2]++;
+        }
+    for (size_t l = 2; l < n_leaves + 2; l++)
+        start[l] += start[l - 1];
+    for (size_t j = 0; j < n_flows; j++)
+        for (uint32_t k = 0; k < flows[j].count; k++)
+            who[start[leaf[flows[j].first + k] + 1]++] = (uint32_t)j;
+    /* start[l]..start[l+1] now lists the flows on leaf l */
+    for (size_t j = 0; j < n_flows; j++)
+        x[j] = 1.0; /* what is never frozen by a full leaf gets all it asks */
+    /* the leaves still open, shrinking as they fill */
+    size_t n_active = 0;
+    for (size_t l = 0; l < n_leaves; l++)
+        if (open[l] > 1e-12 * (capacity[l] + 1))
+            active[n_active++] = (uint32_t)l;
+    double level = 0;
+    while (n_active) {
+        size_t full_at = n_active;
+        double at = 1.0;
+        for (size_t a = 0; a < n_active;) {
+            uint32_t l = active[a];
+            if (open[l] <= 1e-12 * (capacity[l] + 1)) { /* emptied by frozen flows */
+                active[a] = active[--n_active];
+                continue;
+            }
+            double t = fill_level(room[l], open[l]);
+            if (t < at) {
+                at = t;
+                full_at = a;
+            }
+            a++;
+        }
+        if (full_at >= n_active)
+            break; /* no leaf fills below full demand */
+        uint32_t full = active[full_at];
+        if (at > level)
+            level = at;
+        for (size_t i = start[full]; i < start[full + 1]; i++) {
+            uint32_t j = who[i];
+            if (frozen[j])
+                continue;
+            frozen[j] = 1;
+            x[j] = level;
             for (uint32_t k = 0; k < flows[j].count; k++) {
-                uint32_t i = flows[j].first + k;
-                if (scratch_frozen[j])
-                    frozen_load[leaf[i]] += x[j] * demand[i];
-                else
-                    open_demand[leaf[i]] += demand[i];
-            }
-        }
-        /* the level at which the first leaf fills */
-        double level = 1.0;
-        for (size_t l = 0; l < n_leaves; l++) {
-            if (open_demand[l] <= 0)
-                continue;
-            double room = capacity[l] - frozen_load[l];
-            double at = room > 0 ? room / open_demand[l] : 0;
-            if (at < level)
-                level = at;
-        }
-        /* freeze the flows on saturated leaves (all of them at level 1) */
-        size_t frozen_now = 0;
-        for (size_t j = 0; j < n_flows; j++) {
-            if (scratch_frozen[j])
-                continue;
-            int saturated = level >= 1.0;
-            for (uint32_t k = 0; k < flows[j].count && !saturated; k++) {
                 uint32_t l = leaf[flows[j].first + k];
-                double used = frozen_load[l] + level * open_demand[l];
-                saturated = open_demand[l] > 0 && used >= capacity[l] * (1 - 1e-12);
-            }
-            if (saturated) {
-                x[j] = level;
-                scratch_frozen[j] = 1;
-                frozen_now++;
+                double d = demand[flows[j].first + k];
+                open[l] -= d;
+                room[l] -= level * d;
             }
         }
-        if (!frozen_now) { /* numerical corner: freeze everything at this level */
-            for (size_t j = 0; j < n_flows; j++)
-                if (!scratch_frozen[j]) {
-                    x[j] = level;
-                    scratch_frozen[j] = 1;
-                    frozen_now++;
-                }
-        }
-        open -= frozen_now;
+        open[full] = 0;
+        active[full_at] = active[--n_active];
     }
     for (size_t j = 0; j < n_flows; j++) {
         double total = 0;
@@ -71,4 +96,13 @@ void fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *l
             total += demand[flows[j].first + k];
         flows[j].rate_gbps = x[j] * total;
     }
+done:
+    free(room);
+    free(open);
+    free(start);
+    free(who);
+    free(x);
+    free(frozen);
+    free(active);
+    return rc;
 }

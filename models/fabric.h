@@ -50,12 +50,11 @@ struct fabric_flow {
 /* Max-min fair shares. flows[i] uses leaves leaf[first..first+count) with
  * demands demand[first..] (Gbps); capacity[l] is leaf l's uplink capacity.
  * Fills flows[i].rate_gbps: the largest rate vector such that no leaf is
- * over capacity and no flow gets more than its demand on any leaf, where a
- * flow's allocation on a leaf is proportional to its demand there (a job's
- * traffic is spread over its GPUs evenly). Scratch arrays are the caller's. */
-void fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *leaf, const double *demand,
-                    const double *capacity, size_t n_leaves, double *scratch_load, uint8_t *scratch_frozen);
-/* Scratch sizes: scratch_load n_flows + 2 x n_leaves doubles, scratch_frozen
- * n_flows bytes. */
+ * over capacity and no flow gets more than its demand, where a flow's
+ * allocation on each of its leaves is the same fraction of its demand there
+ * (a job's traffic is spread over its GPUs evenly). Returns 0, or -1 if
+ * memory ran out. */
+int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *leaf, const double *demand,
+                   const double *capacity, size_t n_leaves);
 
 #endif

@@ -37,6 +37,11 @@ struct progress {
     double speed, ckpt_eff, comm, ref_gbps, nvlink_gbps;
     int32_t span;        /* enum span_level */
     int32_t job_class;
+    /* SPAN_SPINE only: the leaves it uses and its demand on each (Gbps) */
+    uint32_t *leaf;
+    double *demand;
+    uint32_t n_leaves;
+    uint32_t cross_pos; /* position in host.cross */
 };
 
 struct host {
@@ -77,9 +82,16 @@ struct host {
     struct policy_alloc *allocs;
     uint32_t n_allocs, cap_allocs, dead_allocs;
 
-    /* contention: leaf uplink capacities and scratch for max-min */
+    /* contention: leaf uplink capacities; the running jobs that cross
+     * leaves (workload indices); leaves whose flows changed since the last
+     * max-min, to be recomputed at the end of the instant */
     double *leaf_capacity;
-    uint32_t n_cross; /* running jobs that cross leaves */
+    double *leaf_demand;  /* what the cross-leaf jobs ask of each leaf */
+    uint32_t *leaf_local; /* scratch: a leaf's number in one max-min, or UINT32_MAX */
+    uint32_t *cross;
+    uint32_t n_cross, cap_cross;
+    uint8_t *leaf_dirty;
+    int contention_dirty;
 
     /* integrals for utilization and availability */
     sim_time acc_last_us;
@@ -226,6 +238,8 @@ static void compact_allocs(struct host *h)
     h->dead_allocs = 0;
 }
 
+static void cross_remove(struct host *h, uint32_t s);
+
 /* Takes running slot s out: frees its slots, keeps by_end and the dense
  * running array in step (the last job moves into slot s). */
 static void running_remove(struct host *h, uint32_t s)
@@ -244,7 +258,7 @@ static void running_remove(struct host *h, uint32_t s)
     }
     h->dead_allocs += r->alloc_count;
     if (h->prog[s].span == SPAN_SPINE)
-        h->n_cross--;
+        cross_remove(h, s);
 
     uint32_t wi = h->running_w[s];
     uint32_t n = h->n_running;
@@ -310,71 +324,177 @@ static int schedule_completion(struct host *h, uint32_t s)
     return p->completion ? 0 : oom(h);
 }
 
-/* Max-min fair shares for the jobs that cross leaves, and their new rates. */
+/* ---- contention ---- */
+
+/* A leaf asked for no more than its uplinks carry never limits anyone: only
+ * "hot" leaves couple jobs' rates. */
+static int leaf_hot(const struct host *h, uint32_t l)
+{
+    return h->leaf_demand[l] > h->leaf_capacity[l] * (1 + 1e-12);
+}
+
+/* Adds (sign 1) or removes (sign -1) a job's demand, marking its leaves. */
+static void leaves_change(struct host *h, const struct progress *p, double sign)
+{
+    for (uint32_t k = 0; k < p->n_leaves; k++) {
+        h->leaf_dirty[p->leaf[k]] = 1;
+        h->leaf_demand[p->leaf[k]] += sign * p->demand[k];
+    }
+    h->contention_dirty = 1;
+}
+
+/* Records the leaves a cross-leaf job at slot s uses and its demand on each,
+ * and adds it to the cross list. */
+static int cross_add(struct host *h, uint32_t s)
+{
+    struct progress *p = &h->prog[s];
+    const struct policy_running *r = &h->running[s];
+    p->leaf = malloc(r->alloc_count * sizeof *p->leaf);
+    p->demand = malloc(r->alloc_count * sizeof *p->demand);
+    if (!p->leaf || !p->demand)
+        return oom(h);
+    p->n_leaves = 0;
+    for (uint32_t k = 0; k < r->alloc_count; k++) {
+        const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
+        uint32_t l = (uint32_t)h->nodes[a->node].leaf, q = 0;
+        while (q < p->n_leaves && p->leaf[q] != l)
+            q++;
+        if (q == p->n_leaves) {
+            p->leaf[q] = l;
+            p->demand[q] = 0;
+            p->n_leaves++;
+        }
+        p->demand[q] += (double)a->slots * h->c->fabric.link_gbps;
+    }
+    if (grow((void **)&h->cross, &h->cap_cross, h->n_cross + 1, sizeof *h->cross) != 0)
+        return oom(h);
+    p->cross_pos = h->n_cross;
+    h->cross[h->n_cross++] = h->running_w[s];
+    leaves_change(h, p, 1);
+    return 0;
+}
+
+static void cross_remove(struct host *h, uint32_t s)
+{
+    struct progress *p = &h->prog[s];
+    leaves_change(h, p, -1);
+    uint32_t last_w = h->cross[--h->n_cross];
+    h->cross[p->cross_pos] = last_w;
+    h->prog[h->slot_of_w[last_w]].cross_pos = p->cross_pos;
+    free(p->leaf);
+    free(p->demand);
+    p->leaf = NULL;
+    p->demand = NULL;
+    p->n_leaves = 0;
+}
+
+/* Max-min fair shares for the cross-leaf jobs whose rates may have changed,
+ * and their new rates. A job's rate can change only if it uses a leaf whose
+ * flows changed, or shares a hot leaf with such a job (transitively); only
+ * hot leaves enter the max-min, since the others never fill. Runs once per
+ * instant, after the scheduling pass. */
 static int contention_update(struct host *h)
 {
-    if (!h->n_cross || !h->leaf_capacity)
+    if (!h->contention_dirty)
         return 0;
-    const struct fabric_spec *fab = &h->c->fabric;
+    h->contention_dirty = 0;
     size_t n_leaves = (size_t)h->c->n_leaves;
-    struct fabric_flow *flows = malloc(h->n_cross * sizeof *flows);
-    uint32_t *slot = malloc(h->n_cross * sizeof *slot);
-    size_t cap_pairs = 0;
-    for (uint32_t s = 0; s < h->n_running; s++)
-        if (h->prog[s].span == SPAN_SPINE)
-            cap_pairs += h->running[s].alloc_count;
-    uint32_t *leaf = calloc(cap_pairs + 1, sizeof *leaf);
-    double *demand = calloc(cap_pairs + 1, sizeof *demand);
-    double *scratch = malloc((h->n_cross + 2 * n_leaves) * sizeof *scratch);
-    uint8_t *frozen = malloc(h->n_cross);
     int rc = 0;
-    if (!flows || !slot || !leaf || !demand || !scratch || !frozen) {
+    uint32_t *member = malloc((h->n_cross + 1) * sizeof *member);
+    uint8_t *in = calloc(h->n_cross + 1, 1);
+    if (!member || !in) {
         rc = oom(h);
         goto done;
     }
-    size_t nf = 0, np = 0;
-    for (uint32_t s = 0; s < h->n_running; s++) {
-        if (h->prog[s].span != SPAN_SPINE)
-            continue;
-        const struct policy_running *r = &h->running[s];
-        flows[nf] = (struct fabric_flow){(uint32_t)np, 0, 0};
-        for (uint32_t k = 0; k < r->alloc_count; k++) {
-            const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
-            uint32_t l = (uint32_t)h->nodes[a->node].leaf;
-            uint32_t q = flows[nf].first;
-            while (q < np && leaf[q] != l)
-                q++;
-            if (q == np) {
-                leaf[np] = l;
-                demand[np++] = 0;
-                flows[nf].count++;
+    /* seeds: flows on a dirty leaf; then grow through hot leaves */
+    uint32_t n_members = 0, pairs = 0;
+    for (int grew = 1; grew;) {
+        grew = 0;
+        for (uint32_t f = 0; f < h->n_cross; f++) {
+            if (in[f])
+                continue;
+            const struct progress *p = &h->prog[h->slot_of_w[h->cross[f]]];
+            int touches = 0;
+            for (uint32_t k = 0; k < p->n_leaves && !touches; k++)
+                touches = h->leaf_dirty[p->leaf[k]];
+            if (!touches)
+                continue;
+            in[f] = 1;
+            member[n_members++] = f;
+            for (uint32_t k = 0; k < p->n_leaves; k++) {
+                if (!leaf_hot(h, p->leaf[k]))
+                    continue;
+                pairs++;
+                if (!h->leaf_dirty[p->leaf[k]]) {
+                    h->leaf_dirty[p->leaf[k]] = 1;
+                    grew = 1;
+                }
             }
-            demand[q] += (double)a->slots * fab->link_gbps;
-        }
-        slot[nf++] = s;
-    }
-    fabric_max_min(flows, nf, leaf, demand, h->leaf_capacity, n_leaves, scratch, frozen);
-    sim_time now = engine_now(&h->eng);
-    for (size_t f = 0; f < nf; f++) {
-        uint32_t s = slot[f];
-        struct progress *p = &h->prog[s];
-        double share = flows[f].rate_gbps / ((double)h->running[s].job.slots * fab->link_gbps);
-        double eff = runtime_level_gbps(SPAN_SPINE, p->nvlink_gbps, fab->link_gbps, share > 1 ? 1 : share);
-        double rate = p->speed * p->ckpt_eff / runtime_slowdown(p->comm, p->ref_gbps, eff);
-        if (rate != p->rate) {
-            progress_catch_up(p, now);
-            p->rate = rate;
-            if ((rc = schedule_completion(h, s)) != 0)
-                goto done;
         }
     }
-done:
+    memset(h->leaf_dirty, 0, n_leaves);
+    if (!n_members)
+        goto done;
+    h->res->stats.contention_updates++;
+    h->res->stats.contention_flows += n_members;
+    /* number the hot leaves the members use 0..m-1 */
+    struct fabric_flow *flows = malloc(n_members * sizeof *flows);
+    uint32_t *leaf = malloc((pairs + 1) * sizeof *leaf);
+    double *demand = malloc((pairs + 1) * sizeof *demand);
+    double *capacity = malloc((pairs + 1) * sizeof *capacity);
+    if (!flows || !leaf || !demand || !capacity) {
+        rc = oom(h);
+    } else {
+        uint32_t np = 0, n_local = 0;
+        for (uint32_t i = 0; i < n_members; i++) {
+            const struct progress *p = &h->prog[h->slot_of_w[h->cross[member[i]]]];
+            flows[i] = (struct fabric_flow){np, 0, 0};
+            for (uint32_t k = 0; k < p->n_leaves; k++) {
+                uint32_t g = p->leaf[k];
+                if (!leaf_hot(h, g))
+                    continue;
+                if (h->leaf_local[g] == UINT32_MAX) {
+                    h->leaf_local[g] = n_local;
+                    capacity[n_local++] = h->leaf_capacity[g];
+                }
+                leaf[np] = h->leaf_local[g];
+                demand[np++] = p->demand[k];
+                flows[i].count++;
+            }
+        }
+        for (uint32_t i = 0; i < n_members; i++) {
+            const struct progress *p = &h->prog[h->slot_of_w[h->cross[member[i]]]];
+            for (uint32_t k = 0; k < p->n_leaves; k++)
+                h->leaf_local[p->leaf[k]] = UINT32_MAX;
+        }
+        if (fabric_max_min(flows, n_members, leaf, demand, capacity, n_local) != 0)
+            rc = oom(h);
+        sim_time now = engine_now(&h->eng);
+        double link = h->c->fabric.link_gbps;
+        for (uint32_t i = 0; i < n_members && !rc; i++) {
+            uint32_t s = h->slot_of_w[h->cross[member[i]]];
+            struct progress *p = &h->prog[s];
+            /* x of the demand on its hot leaves, the same x everywhere */
+            double hot = 0;
+            for (uint32_t k = 0; k < flows[i].count; k++)
+                hot += demand[flows[i].first + k];
+            double share = hot > 0 ? flows[i].rate_gbps / hot : 1.0;
+            double eff = runtime_level_gbps(SPAN_SPINE, p->nvlink_gbps, link, share > 1 ? 1 : share);
+            double rate = p->speed * p->ckpt_eff / runtime_slowdown(p->comm, p->ref_gbps, eff);
+            if (rate != p->rate || !p->completion) {
+                progress_catch_up(p, now);
+                p->rate = rate;
+                rc = schedule_completion(h, s);
+            }
+        }
+    }
     free(flows);
-    free(slot);
     free(leaf);
     free(demand);
-    free(scratch);
-    free(frozen);
+    free(capacity);
+done:
+    free(member);
+    free(in);
     return rc;
 }
 
@@ -479,10 +599,9 @@ static int on_completion(struct host *h, uint32_t wi)
     h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
-    int crossed = p->span == SPAN_SPINE;
     notify(h, POLICY_EVENT_FINISHED, &h->running[s].job, now - p->attempt_start_us);
     running_remove(h, s);
-    return crossed ? contention_update(h) : 0;
+    return 0;
 }
 
 /* A failure killed running slot s: roll back to the last checkpoint and
@@ -551,7 +670,6 @@ static int on_failure(struct host *h, uint32_t node)
     h->res->stats.failures_by_category[cat]++;
     double repair_s = distribution_sample(&fs->categories[cat].repair_s, &l->rng);
     node_set(h, node, 1, 0, l->retiring);
-    int crossed = 0;
     for (uint32_t s = 0; s < h->n_running;) {
         const struct policy_running *r = &h->running[s];
         int hit = 0;
@@ -561,7 +679,6 @@ static int on_failure(struct host *h, uint32_t node)
             s++;
             continue;
         }
-        crossed |= h->prog[s].span == SPAN_SPINE;
         /* slot s now holds another job (or none): look at it again */
         if (interrupt(h, s) != 0)
             return -1;
@@ -569,7 +686,7 @@ static int on_failure(struct host *h, uint32_t node)
     sim_time back = engine_now(&h->eng) + (sim_time)ceil((repair_s > 0 ? repair_s : 0) * 1e6);
     if (!engine_schedule(&h->eng, back, EVENT_CLASS_CAPACITY, SIM_EV_REPAIR, node, 0))
         return oom(h);
-    return crossed ? contention_update(h) : 0;
+    return 0;
 }
 
 static int on_repair(struct host *h, uint32_t node)
@@ -776,10 +893,8 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     res->span = p->span;
     h->res->stats.starts++;
     notify(h, POLICY_EVENT_STARTED, q, 0);
-    if (p->span == SPAN_SPINE) {
-        h->n_cross++;
-        return contention_update(h) != 0 || schedule_completion(h, s) != 0 ? -1 : 0;
-    }
+    if (p->span == SPAN_SPINE)
+        return cross_add(h, s); /* its rate and end come at the end of the instant */
     return schedule_completion(h, s);
 }
 
@@ -893,6 +1008,8 @@ static int handle_instant_end(void *ctx, sim_time now)
         if (run_pass(h) != 0)
             return -1;
     }
+    if (contention_update(h) != 0)
+        return -1;
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
     if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
@@ -916,8 +1033,13 @@ static int host_init_models(struct host *h)
         return oom(h);
     if (c->n_leaves > 0) {
         h->leaf_capacity = calloc((size_t)c->n_leaves, sizeof *h->leaf_capacity);
-        if (!h->leaf_capacity)
+        h->leaf_dirty = calloc((size_t)c->n_leaves, 1);
+        h->leaf_local = malloc((size_t)c->n_leaves * sizeof *h->leaf_local);
+        h->leaf_demand = calloc((size_t)c->n_leaves, sizeof *h->leaf_demand);
+        if (!h->leaf_capacity || !h->leaf_dirty || !h->leaf_local || !h->leaf_demand)
             return oom(h);
+        for (int32_t l = 0; l < c->n_leaves; l++)
+            h->leaf_local[l] = UINT32_MAX;
         for (uint32_t n = 0; n < c->n_nodes; n++)
             h->leaf_capacity[c->nodes[n].leaf] += (double)c->nodes[n].slots * c->fabric.link_gbps /
                                                   (c->fabric.oversubscription > 0 ? c->fabric.oversubscription : 1);
@@ -977,6 +1099,10 @@ static int host_init(struct host *h)
 
 static void host_release(struct host *h)
 {
+    for (uint32_t s = 0; s < h->n_running; s++) {
+        free(h->prog[s].leaf);
+        free(h->prog[s].demand);
+    }
     engine_release(&h->eng);
     free(h->nodes);
     free(h->life);
@@ -993,6 +1119,10 @@ static void host_release(struct host *h)
     free(h->done_us);
     free(h->allocs);
     free(h->leaf_capacity);
+    free(h->leaf_dirty);
+    free(h->leaf_local);
+    free(h->leaf_demand);
+    free(h->cross);
     free(h->out.items);
     free(h->out.allocs);
 }

@@ -6,10 +6,13 @@
  * places, not the size of the cluster.
  *
  * placement_pack(): if one node can hold the whole job, the fullest such node
- * (best fit, lowest index on ties); otherwise the nodes with the most free
- * slots first, in the view's nodes_with_free order within equal counts. On a
- * homogeneous cluster this packs a job into the fewest nodes. Slots are
- * pooled: a job larger than a node spans several.
+ * (best fit, lowest index on ties). Otherwise the tightest group that can
+ * hold it, best fit again: one NVLink domain of several nodes (GB200 NVL72),
+ * else one leaf, else one pod; within the group (or the whole cluster when
+ * none holds it) the nodes with the most free slots first, in the view's
+ * nodes_with_free order within equal counts. So a job lands in the fewest
+ * NVLink domains, leaves and nodes the free slots allow. Slots are pooled: a
+ * job larger than a node spans several.
  */
 #ifndef FLEETSIM_POLICIES_PLACEMENT_H
 #define FLEETSIM_POLICIES_PLACEMENT_H
@@ -17,6 +20,8 @@
 #include <stdint.h>
 
 #include "policies/policy.h"
+
+enum placement_level { PLACEMENT_DOMAIN = 0, PLACEMENT_LEAF = 1, PLACEMENT_POD = 2, PLACEMENT_ANY = 3 };
 
 struct placement {
     int32_t *taken;     /* per node, slots taken this pass (n_nodes entries) */
@@ -28,6 +33,9 @@ struct placement {
     uint32_t *sorted;
     uint32_t cap_sorted;
     int32_t max_slots; /* largest node, for the bucket range */
+    int64_t *group_free; /* per group id (< n_nodes), zero between calls */
+    uint32_t *groups;
+    unsigned levels;     /* bit per placement_level worth trying on this view */
 };
 
 void placement_init(struct placement *p);

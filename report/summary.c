@@ -28,8 +28,20 @@ int summary_compute(const struct workload *w, const struct sim_result *r, struct
     s->events = st->events;
     s->passes = st->passes;
     s->makespan_s = (double)(st->last_end_us - st->first_submit_us) / 1e6;
-    if (st->last_end_us > st->first_submit_us && st->total_slots > 0)
+    if (st->deliveries || st->retirements) {
+        if (st->capacity_slot_us > 0)
+            s->utilization = st->busy_slot_us / st->capacity_slot_us;
+    } else if (st->last_end_us > st->first_submit_us && st->total_slots > 0) {
         s->utilization = st->busy_slot_us / ((double)st->total_slots * (double)(st->last_end_us - st->first_submit_us));
+    }
+    s->deliveries = st->deliveries;
+    s->retirements = st->retirements;
+    s->has_failures = st->n_categories > 0;
+    s->failures = st->failures;
+    s->interruptions = st->interruptions;
+    s->lost_gpu_hours = st->lost_slot_us / 3.6e9;
+    s->goodput = st->busy_slot_us > 0 ? 1.0 - st->lost_slot_us / st->busy_slot_us : 1.0;
+    s->availability = st->node_present_us > 0 ? st->node_up_us / st->node_present_us : 1.0;
 
     size_t n = 0;
     double *waits = malloc((w->n ? w->n : 1) * sizeof *waits);
@@ -88,6 +100,14 @@ void summary_write_text(FILE *out, const struct replay_summary *s, const char *t
     fprintf(out, "wait         mean %s, p50 %s, p95 %s, p99 %s\n", mean, p50, p95, p99);
     fprintf(out, "bsld         %.2f mean bounded slowdown (10 s bound)\n", s->bsld_mean);
     fprintf(out, "queue        %u jobs at most\n", s->max_queue_len);
+    if (s->has_failures)
+        fprintf(out, "failures     %llu, %llu job attempts interrupted, %.1f GPU-hours lost, goodput %.4f, "
+                     "node availability %.4f\n",
+                (unsigned long long)s->failures, (unsigned long long)s->interruptions, s->lost_gpu_hours,
+                s->goodput, s->availability);
+    if (s->deliveries || s->retirements)
+        fprintf(out, "capacity     %llu deliveries, %llu retirements\n", (unsigned long long)s->deliveries,
+                (unsigned long long)s->retirements);
 }
 
 int summary_write_json(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
@@ -111,6 +131,14 @@ int summary_write_json(FILE *out, const struct replay_summary *s, const char *tr
         "engine", "events", (json_int_t)s->events, "passes", (json_int_t)s->passes);
     if (!root)
         return err_set(err, NULL, 0, 0, "cannot build the JSON summary");
+    if (s->has_failures)
+        json_object_set_new(root, "failures",
+                            json_pack("{s:I, s:I, s:f, s:f, s:f}", "count", (json_int_t)s->failures, "interruptions",
+                                      (json_int_t)s->interruptions, "lost_gpu_hours", s->lost_gpu_hours, "goodput",
+                                      s->goodput, "node_availability", s->availability));
+    if (s->deliveries || s->retirements)
+        json_object_set_new(root, "capacity", json_pack("{s:I, s:I}", "deliveries", (json_int_t)s->deliveries,
+                                                        "retirements", (json_int_t)s->retirements));
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
     json_decref(root);
     fputc('\n', out);

@@ -7,7 +7,12 @@
  *             interpolation between order statistics, as GSL and numpy do)
  *   bsld      bounded slowdown max(1, (wait + run) / max(run, 10 s)), mean
  *   makespan  last end - first submit
- *   utilization  sum(run x slots) / (cluster slots x makespan)
+ *   utilization  sum(run x slots) / (cluster slots x makespan), or, when
+ *             capacity changes during the run (deliveries, retirements), over
+ *             the integral of the capacity present
+ *   goodput   1 - lost GPU time / busy GPU time (failures roll jobs back to
+ *             their last checkpoint; the work since is lost)
+ *   availability  node up time / node time present
  *   max queue    the most jobs left waiting after a scheduling pass
  */
 #ifndef FLEETSIM_REPORT_SUMMARY_H
@@ -34,6 +39,13 @@ struct replay_summary {
     double bsld_mean;
     uint32_t max_queue_len;
     uint64_t events, passes;
+    /* with a failure model (has_failures) */
+    int has_failures;
+    uint64_t failures, interruptions;
+    double lost_gpu_hours; /* work since the last checkpoint, times GPUs */
+    double goodput;        /* share of busy GPU time that was not lost */
+    double availability;   /* node up time / node time present */
+    uint64_t deliveries, retirements;
 };
 
 int summary_compute(const struct workload *w, const struct sim_result *r, struct replay_summary *s,

@@ -69,7 +69,10 @@ void engine_release(struct engine *e);
  * memory ran out. */
 uint64_t engine_schedule(struct engine *e, sim_time time_us, enum event_class cls, int32_t kind,
                          int64_t arg, int32_t aux);
-/* Returns 0 if the event was pending and is now cancelled, -1 otherwise. */
+/* Cancels a pending event in O(1). The handle must be of an event that has
+ * not run yet (cancelling one that ran leaks an entry and miscounts
+ * engine_pending). Returns 0, or -1 for a handle never issued, one already
+ * cancelled, or no memory. */
 int engine_cancel(struct engine *e, uint64_t handle);
 
 sim_time engine_now(const struct engine *e);

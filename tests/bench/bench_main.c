@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "models/cluster.h"
+#include "models/failures.h"
+#include "models/runtime_model.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
 #include "sim/engine.h"
@@ -87,19 +89,19 @@ static int bench_replay(const char *path, const char *spec)
 }
 
 /* A GPU-cluster-like workload: Poisson arrivals at ~85% offered load,
- * log-normal runtimes, sizes 1/2/4/8 GPUs and whole-node multiples. */
-static void synthetic_workload(struct workload *w, size_t n, int64_t slots_total)
+ * log-normal runtimes, sizes drawn from `sizes`. */
+static void synthetic_workload_sized(struct workload *w, size_t n, int64_t slots_total, const int *sizes,
+                                     size_t n_sizes, double median_s)
 {
-    static const int sizes[] = {1, 1, 1, 1, 2, 2, 4, 8, 8, 16, 32, 64};
     struct pcg32 arr, dur, siz;
     pcg32_stream(&arr, 2024, RNG_ARRIVALS, 0);
     pcg32_stream(&dur, 2024, RNG_DURATIONS, 0);
     pcg32_stream(&siz, 2024, RNG_SIZES, 0);
     double mean_size = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+    for (size_t k = 0; k < n_sizes; k++)
         mean_size += sizes[k];
-    mean_size /= (double)(sizeof sizes / sizeof *sizes);
-    double mu = log(3600.0), sigma = 1.2;
+    mean_size /= (double)n_sizes;
+    double mu = log(median_s), sigma = 1.2;
     double mean_run = exp(mu + sigma * sigma / 2);
     double rate = 0.85 * (double)slots_total / (mean_size * mean_run); /* jobs per second */
     workload_init(w);
@@ -110,11 +112,17 @@ static void synthetic_workload(struct workload *w, size_t n, int64_t slots_total
         double z = sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2);
         double run = ceil(exp(mu + sigma * z));
         double limit = ceil(run * (1.2 + 2 * pcg32_unit(&dur)));
-        int size = sizes[pcg32_bounded(&siz, sizeof sizes / sizeof *sizes)];
+        int size = sizes[pcg32_bounded(&siz, (uint32_t)n_sizes)];
         struct job j = {(int64_t)i + 1, llround(t * 1e6), llround(run * 1e6), llround(limit * 1e6), size, -1, -1, -1,
                         0};
         workload_push(w, &j);
     }
+}
+
+static void synthetic_workload(struct workload *w, size_t n, int64_t slots_total)
+{
+    static const int sizes[] = {1, 1, 1, 1, 2, 2, 4, 8, 8, 16, 32, 64};
+    synthetic_workload_sized(w, n, slots_total, sizes, sizeof sizes / sizeof *sizes, 3600.0);
 }
 
 static int bench_synthetic(size_t n, const char *spec)
@@ -219,12 +227,87 @@ static int bench_engine(size_t steps)
     return 0;
 }
 
+/* 12,500 H100 nodes (100,000 GPUs), a rail-optimized fabric (scalable units
+ * of 32 nodes, 2:1 oversubscribed to the spine), the Llama 3 failure preset,
+ * EASY, and a generated workload at ~85% load for `days`. */
+static int bench_fleet(int days)
+{
+    struct node_catalog cat;
+    node_catalog_init(&cat);
+    struct node_type t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.name, sizeof t.name, "H100-SXM");
+    t.gpus = 8;
+    t.nvlink_domain_gpus = 8;
+    t.nvlink_gbps = 7200;
+    t.speed[0] = t.speed[1] = t.speed[2] = 1;
+    node_catalog_put(&cat, &t);
+    struct cluster_group g = {0, 12500, -1};
+    struct fabric_spec fab = {FABRIC_RAIL_OPTIMIZED, 32, 8, 2.0, 400};
+    struct cluster c;
+    struct err err;
+    err_clear(&err);
+    if (cluster_init_groups(&c, &g, 1, &cat, &fab, &err) != 0)
+        return 1;
+    struct failure_spec fs;
+    failure_spec_init(&fs);
+    failure_spec_llama3(&fs);
+    struct sim_models m;
+    memset(&m, 0, sizeof m);
+    m.failures = &fs;
+    m.comm_fraction[JOB_CLASS_TRAINING] = 0.2;
+    m.seed = 7;
+    struct sim_options opt;
+    sim_options_init(&opt);
+    opt.models = &m;
+    opt.until_us = (sim_time)days * 86400 * SIM_US_PER_S;
+
+    static const int sizes[] = {1, 2, 4, 8, 8, 16, 32, 64, 128, 256, 512, 1024};
+    /* enough jobs to cover the horizon at ~85% load */
+    double mean_size = 171.75, mean_run = 7200.0 * exp(1.2 * 1.2 / 2);
+    size_t n = (size_t)(0.85 * 100000.0 / (mean_size * mean_run) * days * 86400.0);
+    struct workload w;
+    double t0 = now_s();
+    synthetic_workload_sized(&w, n, 100000, sizes, sizeof sizes / sizeof *sizes, 7200.0);
+    double gen = now_s() - t0;
+    const struct policy_ops *ops;
+    void *st;
+    char msg[256];
+    policy_registry_create("fcfs+easy", &ops, &st, msg, sizeof msg);
+    struct sim_result res;
+    t0 = now_s();
+    int rc = simulation_run(&w, &c, ops, st, &opt, &res, &err);
+    double s = now_s() - t0;
+    if (rc) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    size_t cross = 0;
+    for (size_t i = 0; i < w.n; i++)
+        cross += res.jobs[i].span == SPAN_SPINE;
+    printf("fleet     12,500 nodes x 8 GPUs, %d days: %zu jobs (gen %.2f s)  replay %6.2f s  %.2fM events/s  "
+           "failures %llu  interrupted %llu  cross-leaf jobs %zu (max-min %llu runs, %.1f flows each)  peak RSS %6.1f MiB\n",
+           days, w.n, gen, s, (double)res.stats.events / s / 1e6, (unsigned long long)res.stats.failures,
+           (unsigned long long)res.stats.interruptions, cross, (unsigned long long)res.stats.contention_updates,
+           res.stats.contention_updates ? (double)res.stats.contention_flows / (double)res.stats.contention_updates : 0,
+           peak_rss_mib());
+    sim_result_release(&res);
+    ops->destroy(st);
+    workload_release(&w);
+    failure_spec_release(&fs);
+    cluster_release(&c);
+    node_catalog_release(&cat);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "replay"))
         return bench_replay(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "synthetic"))
         return bench_synthetic((size_t)atol(argv[2]), argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "fleet"))
+        return bench_fleet(atoi(argv[2]));
     if (argc == 3 && !strcmp(argv[1], "engine"))
         return bench_engine((size_t)atol(argv[2]));
     fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC | engine STEPS\n");

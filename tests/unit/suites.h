@@ -9,9 +9,12 @@ void suite_simulation(void);
 void suite_swf(void);
 void suite_jsonl(void);
 void suite_models(void);
+void suite_units(void);
+void suite_scenario(void);
 
 static void (*const test_suites[])(void) = {
-    suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl, suite_models,
+    suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_units,
+    suite_scenario,
 };
 
 #endif

@@ -1,0 +1,72 @@
+/* scenario: a what-if scenario as the models need it, loaded from YAML and
+ * checked against the schema table (scenarios/schema.h), which is the single
+ * source for validation, defaults, units and `fleetsim help scenario`.
+ *
+ * Sections so far: seed, start_date, node_types (overrides and additions to
+ * the built-in catalog), cluster (partitions, fabric), runtime (job classes'
+ * communication fractions), failures (preset, categories, distribution,
+ * checkpoints), procurement (orders, retirements). The planner's workload,
+ * horizon and forecast sections will join the same table.
+ *
+ * Durations and dates become microseconds relative to start_date; sizes and
+ * bandwidths their SI value (the unit is in the field name). The scenario
+ * owns everything it points to.
+ */
+#ifndef FLEETSIM_SCENARIOS_SCENARIO_H
+#define FLEETSIM_SCENARIOS_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/fabric.h"
+#include "models/failures.h"
+#include "models/node_types.h"
+#include "models/procurement.h"
+#include "sim/err.h"
+
+enum { PARTITION_NAME_MAX = 32 };
+
+struct partition_spec {
+    char name[PARTITION_NAME_MAX];
+    int32_t type; /* index into catalog */
+    int64_t nodes;
+};
+
+struct scenario {
+    char *path;
+    uint64_t seed;
+    int64_t start_unix_s; /* start_date as a Unix time (UTC midnight); 0 if not given */
+    struct node_catalog catalog;
+    struct partition_spec *partitions;
+    size_t n_partitions;
+    struct fabric_spec fabric;
+    enum job_class default_class;
+    double comm_fraction[JOB_CLASS_COUNT];
+    struct failure_spec failures;
+    struct procurement_spec procurement;
+};
+
+void scenario_init(struct scenario *s);
+void scenario_release(struct scenario *s);
+/* Loads and validates path into s, which must be initialised (release it
+ * whatever the outcome). The built-in catalog comes first; the file's
+ * node_types then override or add. Every problem found goes to diags as
+ * "file:line:col: error: ..." (naming the key, the valid range or the nearest
+ * valid key), at most READER_MAX_ERRORS of them; returns 0, or -1 with err
+ * set to the first. A file that cannot be read sets err only, with
+ * "cannot read" in its message. */
+int scenario_load(const char *path, struct scenario *s, struct diag_list *diags, struct err *err);
+int scenario_load_buffer(const char *name, const char *data, size_t len, struct scenario *s,
+                         struct diag_list *diags, struct err *err);
+/* Total GPUs of the initial inventory. */
+int64_t scenario_initial_gpus(const struct scenario *s);
+/* Failures per day the initial inventory should see on average (the sum of
+ * category rates x units x 24 h); 0 with failures disabled. */
+double scenario_expected_failures_per_day(const struct scenario *s);
+/* Reads a node-type catalog document (only a `node_types` list, as
+ * models/catalog/node-types.yaml) into c, adding or overriding types; the
+ * same schema rows and checks as a scenario's node_types. Returns 0 or -1. */
+int scenario_read_catalog(const char *name, const char *data, size_t len, struct node_catalog *c,
+                          struct diag_list *diags, struct err *err);
+
+#endif
