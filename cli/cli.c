@@ -107,12 +107,17 @@ int cli_read_trace(const char *path, enum trace_format fmt, enum swf_convention 
     err_clear(&err);
     workload_init(w);
     int rc = trace_read(path, fmt, conv, w, &diags, &err);
-    cli_print_diags(&diags, 20, quiet);
-    size_t errors = diag_count(&diags, DIAG_ERROR);
-    diag_list_release(&diags);
+    return cli_finish_load(rc, &diags, &err, quiet);
+}
+
+int cli_finish_load(int rc, struct diag_list *diags, const struct err *err, int quiet)
+{
+    cli_print_diags(diags, 20, quiet);
+    size_t errors = diag_count(diags, DIAG_ERROR);
+    diag_list_release(diags);
     if (rc == 0)
         return CLI_OK;
     if (!errors)
-        cli_print_err(&err);
-    return strstr(err.msg, "cannot read") || strstr(err.msg, "cannot open") ? CLI_IO : CLI_USAGE;
+        cli_print_err(err);
+    return strstr(err->msg, "cannot read") || strstr(err->msg, "cannot open") ? CLI_IO : CLI_USAGE;
 }

@@ -38,6 +38,10 @@ int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt);
 int cli_read_trace(const char *path, enum trace_format fmt, enum swf_convention conv, int quiet,
                    struct workload *w);
 
+/* After a loader ran: prints its diagnostics (and err when they hold no
+ * error), releases diags, and maps the outcome to an exit code. */
+int cli_finish_load(int rc, struct diag_list *diags, const struct err *err, int quiet);
+
 int cmd_replay(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

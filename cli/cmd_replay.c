@@ -10,6 +10,8 @@
 #include "models/simulation.h"
 #include "policies/registry.h"
 #include "report/summary.h"
+#include "scenarios/build.h"
+#include "scenarios/scenario.h"
 #include "traces/trace.h"
 
 static const char replay_usage[] =
@@ -23,6 +25,9 @@ static const char replay_usage[] =
     "options:\n"
     "  -p, --policy SPEC     ORDERING[+BACKFILL]: orderings fcfs, sjf, f1, wfp3, unicep;\n"
     "                        backfilling none, easy, conservative (default: fcfs+easy)\n"
+    "      --scenario FILE   the cluster, fabric, failures and procurement of a scenario\n"
+    "                        (see 'fleetsim help scenario'); the trace's runtimes are taken\n"
+    "                        as runtimes on the reference hardware (H100 SXM)\n"
     "      --nodes N         cluster nodes (default: from the trace header)\n"
     "      --slots K         slots (GPUs, processors) per node (default: from the header)\n"
     "      --format F        trace format: auto, swf, jsonl (default: auto)\n"
@@ -42,6 +47,7 @@ static const char replay_usage[] =
     "example: fleetsim replay --policy sjf+easy ../shared/traces/HPC2N-2002-2.2-cln.swf.gz\n";
 
 struct replay_args {
+    const char *scenario;
     const char *trace;
     const char *policy;
     const char *jobs_csv;
@@ -53,13 +59,14 @@ struct replay_args {
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
-    enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT };
+    enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO };
     static const struct option options[] = {
         {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
         {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
         {"jobs-csv", required_argument, NULL, OPT_JOBS_CSV}, {"json", no_argument, NULL, OPT_JSON},
         {"protocol", required_argument, NULL, OPT_PROTOCOL}, {"compat-wait", no_argument, NULL, OPT_COMPAT},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {"scenario", required_argument, NULL, OPT_SCENARIO},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -99,6 +106,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         case OPT_COMPAT:
             a->compat_wait = 1;
             break;
+        case OPT_SCENARIO:
+            a->scenario = optarg;
+            break;
         case 'q':
             a->quiet = 1;
             break;
@@ -116,6 +126,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
     a->trace = argv[optind];
     if (a->compat_wait && !a->protocol)
         return cli_usage_error("replay", "--compat-wait only applies with --protocol rlscheduler");
+    if (a->scenario && (a->nodes > 0 || a->slots > 0))
+        return cli_usage_error("replay", "--scenario sets the cluster: drop --nodes and --slots");
+    if (a->scenario && a->protocol)
+        return cli_usage_error("replay", "--scenario does not apply to --protocol rlscheduler");
     if (a->slots > 0 && a->nodes < 0)
         return cli_usage_error("replay", "--slots needs --nodes");
     return CLI_OK;
@@ -140,6 +154,40 @@ static int resolve_shape(const struct replay_args *a, const struct workload *w, 
                     "use --nodes and --slots to set the machine",
                     a->trace, (long long)*nodes);
     return CLI_OK;
+}
+
+static void describe_cluster(const struct cluster *c, const char *scenario, char *buf, size_t len)
+{
+    if (!scenario) {
+        snprintf(buf, len, "%u nodes x %d slots = %lld slots", c->n_nodes, c->max_node_slots,
+                 (long long)c->total_slots);
+        return;
+    }
+    uint32_t now = 0, later = 0;
+    int64_t gpus = 0;
+    for (uint32_t i = 0; i < c->n_nodes; i++) {
+        if (c->nodes[i].order < 0) {
+            now++;
+            gpus += c->nodes[i].slots;
+        } else {
+            later++;
+        }
+    }
+    int n = snprintf(buf, len, "%u nodes, %lld GPUs", now, (long long)gpus);
+    if (later && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, ", and %u nodes on order", later);
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " (%s)", scenario);
+}
+
+static int load_scenario(const struct replay_args *a, struct scenario *s)
+{
+    struct diag_list diags;
+    struct err err;
+    diag_list_init(&diags, 100);
+    err_clear(&err);
+    int rc = scenario_load(a->scenario, s, &diags, &err);
+    return cli_finish_load(rc, &diags, &err, a->quiet);
 }
 
 static void report_skipped(const struct replay_args *a, const struct workload *w, const struct sim_result *r,
@@ -178,19 +226,38 @@ static int replay_normal(const struct replay_args *a)
     struct err err;
     err_clear(&err);
     char msg[512];
-    if ((rc = resolve_shape(a, &w, &nodes, &slots)) != CLI_OK)
-        goto done;
-    if (cluster_init_homogeneous(&cluster, nodes, slots, &err) != 0) {
-        cli_print_err(&err);
-        rc = CLI_USAGE;
-        goto done;
+    struct scenario scen;
+    struct sim_models models;
+    struct sim_options opt;
+    scenario_init(&scen);
+    sim_options_init(&opt);
+    if (a->scenario) {
+        if ((rc = load_scenario(a, &scen)) != CLI_OK)
+            goto done;
+        if (scenario_build_cluster(&scen, &cluster, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_USAGE;
+            goto done;
+        }
+        scenario_build_models(&scen, &models);
+        opt.models = &models;
+        nodes = cluster.n_nodes;
+        slots = cluster.max_node_slots;
+    } else {
+        if ((rc = resolve_shape(a, &w, &nodes, &slots)) != CLI_OK)
+            goto done;
+        if (cluster_init_homogeneous(&cluster, nodes, slots, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_USAGE;
+            goto done;
+        }
     }
     if (policy_registry_create(a->policy, &ops, &policy, msg, sizeof msg) != 0) {
         cli_error("%s", msg);
         rc = CLI_USAGE;
         goto done;
     }
-    if (simulation_run(&w, &cluster, ops, policy, NULL, &result, &err) != 0) {
+    if (simulation_run(&w, &cluster, ops, policy, &opt, &result, &err) != 0) {
         cli_print_err(&err);
         rc = CLI_INTERNAL;
         goto done;
@@ -213,13 +280,16 @@ static int replay_normal(const struct replay_args *a)
             rc = CLI_IO;
         }
     } else {
-        summary_write_text(stdout, &s, a->trace, a->policy, cluster.n_nodes, (int32_t)slots);
+        char desc[256];
+        describe_cluster(&cluster, a->scenario, desc, sizeof desc);
+        summary_write_text(stdout, &s, a->trace, a->policy, desc);
     }
 done:
     sim_result_release(&result);
     if (ops)
         ops->destroy(policy);
     cluster_release(&cluster);
+    scenario_release(&scen);
     workload_release(&w);
     return rc;
 }

@@ -81,7 +81,7 @@ static void format_duration(char *buf, size_t len, double seconds)
 }
 
 void summary_write_text(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
-                        uint32_t nodes, int32_t slots_per_node)
+                        const char *cluster)
 {
     char mk[32], mean[32], p50[32], p95[32], p99[32];
     format_duration(mk, sizeof mk, s->makespan_s);
@@ -91,8 +91,7 @@ void summary_write_text(FILE *out, const struct replay_summary *s, const char *t
     format_duration(p99, sizeof p99, s->wait_p99_s);
     fprintf(out, "trace        %s\n", trace);
     fprintf(out, "policy       %s\n", policy);
-    fprintf(out, "cluster      %u nodes x %d slots = %lld slots\n", nodes, slots_per_node,
-            (long long)s->total_slots);
+    fprintf(out, "cluster      %s\n", cluster);
     fprintf(out, "jobs         %zu run (%zu killed at their time limit), %zu skipped, %zu unfinished\n",
             s->jobs_run, s->killed_at_limit, s->skipped, s->unfinished);
     fprintf(out, "makespan     %s (%.0f s)\n", mk, s->makespan_s);

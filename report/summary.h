@@ -50,8 +50,9 @@ struct replay_summary {
 
 int summary_compute(const struct workload *w, const struct sim_result *r, struct replay_summary *s,
                     struct err *err);
+/* cluster: how to describe the cluster on its line, e.g. "16 nodes x 8 slots". */
 void summary_write_text(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
-                        uint32_t nodes, int32_t slots_per_node);
+                        const char *cluster);
 int summary_write_json(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
                        uint32_t nodes, int32_t slots_per_node, struct err *err);
 /* One row per job in trace order: id,submit_s,start_s,end_s,wait_s,runtime_s,

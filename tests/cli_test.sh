@@ -61,4 +61,17 @@ if cmp -s "$TMP/demo.jsonl" "$TMP/demo3.jsonl"; then pass; else fail "jsonl roun
 check "trace stats" "$FLEETSIM" trace stats $demo
 "$FLEETSIM" trace stats $demo | grep -q "^jobs *1000$" && pass || fail "trace stats job count"
 check "trace stats --json" sh -c "\"$FLEETSIM\" trace stats --json $demo | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"jobs\"]==1000'"
+# scenarios: validate, the reference, and replay with the models
+check "validate example" "$FLEETSIM" validate scenarios/examples/gpu-cluster.yaml
+check "help scenario" sh -c "\"$FLEETSIM\" help scenario | grep -q 'cluster.fabric.oversubscription'"
+"$FLEETSIM" replay -q --jobs-csv "$TMP/plain.csv" --nodes 16 --slots 8 $demo >/dev/null
+"$FLEETSIM" replay -q --jobs-csv "$TMP/scen.csv" --scenario tests/golden/plain-h100-16.yaml $demo >/dev/null
+if cmp -s "$TMP/plain.csv" "$TMP/scen.csv"; then pass; else fail "a scenario without fabric or failures changed the schedule"; fi
+for run in 1 2; do
+  "$FLEETSIM" replay -q --json --jobs-csv "$TMP/models$run.csv" --scenario scenarios/examples/gpu-cluster.yaml $demo >"$TMP/models$run.json"
+done
+if cmp -s "$TMP/models1.csv" "$TMP/models2.csv" && cmp -s "$TMP/models1.json" "$TMP/models2.json"; then pass
+else fail "scenario replay is not deterministic"; fi
+expect_exit 2 "--scenario with --nodes" "$FLEETSIM" replay --scenario tests/golden/plain-h100-16.yaml --nodes 4 $demo
+expect_exit 2 "bad scenario" "$FLEETSIM" replay --scenario tests/bad/scenario-unknown-key.yaml $demo
 finish cli

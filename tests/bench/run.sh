@@ -20,3 +20,7 @@ fi
 echo
 echo "(b) generated 1,000,000 jobs on 2,000 nodes x 8 GPUs (target: under 10 s and 1 GiB)"
 "$BENCH" synthetic 1000000 fcfs+easy
+echo
+echo "(d) 100,000 GPUs: 12,500 H100 nodes, rail-optimized fabric (2:1 to the spine), Llama 3 failures,"
+echo "    contention, EASY, generated workload, 90 days (target: under 30 s and 2 GiB)"
+"$BENCH" fleet 90

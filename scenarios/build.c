@@ -1,0 +1,31 @@
+#include "scenarios/build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int scenario_build_cluster(const struct scenario *s, struct cluster *c, struct err *err)
+{
+    size_t n = s->n_partitions + s->procurement.n_orders;
+    struct cluster_group *groups = malloc((n ? n : 1) * sizeof *groups);
+    if (!groups)
+        return err_set(err, s->path, 0, 0, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_partitions; i++)
+        groups[k++] = (struct cluster_group){s->partitions[i].type, s->partitions[i].nodes, -1};
+    for (size_t i = 0; i < s->procurement.n_orders; i++)
+        groups[k++] = (struct cluster_group){s->procurement.orders[i].type, s->procurement.orders[i].count,
+                                             (int32_t)i};
+    int rc = cluster_init_groups(c, groups, k, &s->catalog, &s->fabric, err);
+    free(groups);
+    return rc;
+}
+
+void scenario_build_models(const struct scenario *s, struct sim_models *m)
+{
+    memset(m, 0, sizeof *m);
+    m->failures = s->failures.enabled ? &s->failures : NULL;
+    m->procurement = &s->procurement;
+    memcpy(m->comm_fraction, s->comm_fraction, sizeof m->comm_fraction);
+    m->default_class = s->default_class;
+    m->seed = s->seed;
+}

@@ -1,0 +1,429 @@
+#!/bin/sh
+# tests/agent/run.sh: fleetsim-agent end to end, with a fake 2-node x 8-GPU
+# inventory and real processes: the policy's start order, each job seeing
+# exactly its GPUs, time limits, exit codes, recovery after SIGKILL (500 jobs,
+# ten kills), access control between two uids, the HTTP token, promtool on
+# /metrics, the NVML path through a fake libnvidia-ml.so.1, and the closed
+# loop (the recorded trace replayed by fleetsim gives the same start order).
+# Runs as root (CI) or as a user (the uid tests are skipped then); needs no GPU.
+. tests/lib.sh
+AGENT=${AGENT:-$BUILD/fleetsim-agent}
+UNIT=$BUILD/tests/agent_unit_tests
+CHECK="python3 tests/agent/check.py"
+ROOT=$(pwd)
+AGENT_ENV=
+chmod 755 "$TMP"
+mkdir -p "$TMP/run" "$TMP/pub" "$TMP/work" "$TMP/lib"
+chmod 755 "$TMP/run"
+chmod 1777 "$TMP/pub"
+
+# Every agent this script starts is stopped, and its jobs cancelled, on exit.
+cleanup() {
+  for pidf in "$TMP"/*.pid; do
+    [ -f "$pidf" ] || continue
+    name=$(basename "$pidf" .pid)
+    pid=$(cat "$pidf")
+    if kill -0 "$pid" 2>/dev/null; then
+      for id in $("$AGENT" queue --socket "$TMP/run/$name.sock" --json 2>/dev/null | python3 -c \
+          'import json,sys; print(" ".join(str(j["id"]) for j in json.load(sys.stdin)["jobs"]))' 2>/dev/null); do
+        "$AGENT" cancel --socket "$TMP/run/$name.sock" "$id" >/dev/null 2>&1
+      done
+      kill -TERM "$pid" 2>/dev/null
+    fi
+  done
+  sleep 0.2
+  for pidf in "$TMP"/*.pid; do [ -f "$pidf" ] && kill -KILL "$(cat "$pidf")" 2>/dev/null; done
+  # supervisors of jobs that outlived a killed agent: their jobs are short
+  for f in "$TMP"/*.supervisors; do [ -f "$f" ] && xargs -r kill -USR1 <"$f" 2>/dev/null; done
+  return 0
+}
+trap 'cleanup; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
+
+# ---- the agent's unit tests (their counts join this group's) ----
+if [ -x "$UNIT" ]; then
+  "$UNIT" >"$TMP/unit.out" 2>&1
+  cat "$TMP/unit.out"
+  line=$(grep -E '^agent unit: [0-9]+ passed' "$TMP/unit.out" | tail -n 1)
+  if [ -n "$line" ]; then
+    PASSED=$((PASSED + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+    FAILED=$((FAILED + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+    SKIPPED=$((SKIPPED + $(echo "$line" | sed -E 's/.* ([0-9]+) skipped.*/\1/')))
+  else
+    fail "agent unit tests printed no result line"
+  fi
+else
+  fail "agent unit tests not built: $UNIT"
+fi
+if [ ! -x "$AGENT" ]; then fail "$AGENT not built"; finish agent; exit 1; fi
+
+# ---- fixtures ----
+cat >"$TMP/inv.json" <<'EOF'
+{"fleetsim_inventory": 1,
+ "nodes": [
+  {"name": "gpu01", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559,
+   "nvlink_domains": [[0, 1, 2, 3, 4, 5, 6, 7]]},
+  {"name": "gpu02", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559,
+   "nvlink_domains": [[0, 1, 2, 3], [4, 5, 6, 7]]}]}
+EOF
+# prints the GPUs it was given into DIR/cvd-JOBID.out, then sleeps
+cat >"$TMP/cvd.sh" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$CUDA_VISIBLE_DEVICES" >"$1/cvd-$FLEETSIM_JOB_ID.out"
+sleep "${2:-0}"
+EOF
+# appends its token to a file: each run of a job leaves one line
+cat >"$TMP/mark.sh" <<'EOF'
+#!/bin/sh
+echo "$1" >>"$2"
+EOF
+chmod 755 "$TMP/cvd.sh" "$TMP/mark.sh"
+
+# write_config NAME [LINES...]
+write_config() {
+  name=$1; shift
+  {
+    echo "socket = $TMP/run/$name.sock"
+    echo "state_dir = $TMP/$name.state"
+    echo "inventory = $TMP/inv.json"
+    echo "kill_grace = 1s"
+    echo "log_level = info"
+    for l in "$@"; do echo "$l"; done
+  } >"$TMP/$name.conf"
+}
+ag() { name=$1 cmd=$2; shift 2; "$AGENT" "$cmd" --socket "$TMP/run/$name.sock" "$@"; }
+# start_agent NAME: starts it and waits (at most 10 s) until it answers
+start_agent() {
+  name=$1
+  env $AGENT_ENV "$AGENT" run --config "$TMP/$name.conf" 2>>"$TMP/$name.log" &
+  echo $! >"$TMP/$name.pid"
+  i=0
+  while [ $i -lt 200 ]; do
+    ag "$name" status >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null || break
+    sleep 0.05; i=$((i + 1))
+  done
+  fail "agent '$name' did not start"; sed 's/^/  | /' "$TMP/$name.log" | tail -20
+  return 1
+}
+stop_agent() {
+  pid=$(cat "$TMP/$1.pid"); kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "$TMP/$1.pid"
+}
+kill9_agent() {
+  pid=$(cat "$TMP/$1.pid"); kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+}
+# wait_idle NAME SECONDS: until no job is queued or running
+wait_idle() {
+  i=0 n=$(($2 * 20))
+  while [ $i -lt $n ]; do
+    ag "$1" queue --json >"$TMP/q.json" 2>/dev/null && [ -z "$($CHECK ids "$TMP/q.json")" ] && return 0
+    sleep 0.05; i=$((i + 1))
+  done
+  return 1
+}
+# wait_state NAME ID STATE SECONDS
+wait_state() {
+  i=0 n=$(($4 * 20))
+  while [ $i -lt $n ]; do
+    ag "$1" show --json "$2" >"$TMP/s.json" 2>/dev/null && [ "$($CHECK get "$TMP/s.json" state)" = "$3" ] && return 0
+    sleep 0.05; i=$((i + 1))
+  done
+  return 1
+}
+job_field() { ag "$1" show --json "$2" >"$TMP/f.json" 2>/dev/null && $CHECK get "$TMP/f.json" "$3" 2>/dev/null; }
+expect_field() { # NAME ID KEY WANT LABEL
+  got=$(job_field "$1" "$2" "$3")
+  if [ "$got" = "$4" ]; then pass; else fail "$5: job $2 $3 is '$got', want '$4'"; fi
+}
+random_ms() { # random integer in [$1, $2)
+  r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+  echo $(($1 + r % ($2 - $1)))
+}
+
+# ---- the command line, without an agent ----
+for c in run inventory submit queue show cancel history nodes drain resume status; do
+  expect_exit 0 "$c --help" "$AGENT" "$c" --help
+done
+expect_exit 0 "--help" "$AGENT" --help
+expect_exit 2 "no command" "$AGENT"
+expect_exit 2 "unknown command" "$AGENT" frobnicate
+expect_exit 3 "no agent listening" "$AGENT" status --socket "$TMP/run/none.sock"
+if grep -q "cannot reach the agent at '$TMP/run/none.sock'" "$TMP/err"; then pass; else fail "unreachable message: $(cat "$TMP/err")"; fi
+expect_exit 2 "submit without a unit on --time" "$AGENT" submit --socket "$TMP/run/none.sock" --time 90 -- true
+if grep -q "did you mean '90s' or '90m'" "$TMP/err"; then pass; else fail "time suggestion: $(cat "$TMP/err")"; fi
+expect_exit 2 "submit without a command" "$AGENT" submit --socket "$TMP/run/none.sock"
+printf 'polcy = fcfs\nkill_grace = 10\n' >"$TMP/bad.conf"
+expect_exit 2 "bad config" "$AGENT" run --config "$TMP/bad.conf"
+if grep -q "bad.conf:1:1: error: unknown key 'polcy'; did you mean 'policy'?" "$TMP/err" &&
+   grep -q "bad.conf:2:14: error: key 'kill_grace': expected a duration" "$TMP/err"; then pass
+else fail "config errors: $(cat "$TMP/err")"; fi
+echo '{"nodes":[{"name":"a","gpu":8}]}' >"$TMP/bad-inv.json"
+expect_exit 2 "bad fake inventory" "$AGENT" inventory --inventory "$TMP/bad-inv.json"
+if grep -q "unknown key 'gpu'; did you mean 'gpus'?" "$TMP/err"; then pass; else fail "inventory error: $(cat "$TMP/err")"; fi
+LD_LIBRARY_PATH=/nonexistent "$AGENT" run --inventory nvml --state-dir "$TMP/nonvml" --socket "$TMP/run/nonvml.sock" \
+  >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc = 3 ] && grep -q "libnvidia-ml.so.1 not found: use --inventory FILE" "$TMP/err"; then pass
+else fail "no NVML: exit $rc: $(cat "$TMP/err")"; fi
+"$AGENT" inventory --inventory "$TMP/inv.json" >"$TMP/out" 2>&1
+if grep -q "gpu02: 8 GPUs" "$TMP/out" && grep -q "GPU-fa4e0000-0000-4000-8000-000001000007" "$TMP/out"; then pass
+else fail "fake inventory listing: $(head -5 "$TMP/out")"; fi
+
+# ---- policy order: EASY backfilling starts the small jobs before the big one ----
+write_config main "policy = fcfs+easy"
+start_agent main || { finish agent; exit 1; }
+A=$(ag main submit --gpus 16 --time 10s -- sleep 1.5)
+wait_state main "$A" running 5 || fail "job $A did not start"
+B=$(ag main submit --gpus 8 --time 5s -- sleep 1)
+C=$(ag main submit --gpus 16 --time 5s -- sleep 0.3)
+D=$(ag main submit --gpus 4 --time 2s -- sleep 0.3)
+E=$(ag main submit --gpus 1 --time 2s -- sleep 0.3)
+r=$(job_field main "$C" reserved_us)
+[ -n "$r" ] && pass || fail "the policy's reservation for job $C is not kept in the queue"
+wait_idle main 20 || fail "order jobs did not finish"
+order=$($CHECK trace-order "$TMP/main.state/trace.jsonl")
+if [ "$order" = "$A $B $D $E $C" ]; then pass; else fail "fcfs+easy start order: $order, want $A $B $D $E $C"; fi
+"$ROOT/$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/main.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
+  fail "replay of the order trace: $(cat "$TMP/err")"
+if [ "$($CHECK csv-order "$TMP/order.csv")" = "$order" ]; then pass
+else fail "replayed order $($CHECK csv-order "$TMP/order.csv"), agent's $order"; fi
+
+# ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
+mkdir -p "$TMP/cvd" "$TMP/show"
+ids=""
+for k in 1 2 3 4 5 6 7 8; do ids="$ids $(ag main submit --gpus 2 --time 30s -- "$TMP/cvd.sh" "$TMP/cvd" 1)"; done
+wait_idle main 20 || fail "GPU jobs did not finish"
+for id in $ids; do ag main show --json "$id" >"$TMP/show/$id.json"; done
+check "each job saw exactly its GPUs" $CHECK gpus-check "$TMP/cvd" "$TMP/show"
+grep -q "16 GPUs seen by 8 jobs" "$TMP/out" && pass || fail "not all 16 GPUs were used: $(cat "$TMP/out")"
+first=$(echo $ids | cut -d' ' -f1)
+if grep -q "^GPU-fa4e" "$TMP/cvd/cvd-$first.out" && [ "$(tr ',' '\n' <"$TMP/cvd/cvd-$first.out" | wc -l)" = 2 ]; then pass
+else fail "CUDA_VISIBLE_DEVICES holds two UUIDs: $(cat "$TMP/cvd/cvd-$first.out")"; fi
+
+# ---- time limits, exit codes, signals ----
+T1=$(ag main submit --time 1s -- sleep 30)
+T2=$(ag main submit --time 1s -- sh -c 'trap "" TERM; while :; do sleep 0.1; done')
+OK=$(ag main submit -- true)
+NO=$(ag main submit -- false)
+NX=$(ag main submit -- /nonexistent/command)
+wait_idle main 15 || fail "limit jobs did not finish"
+expect_field main "$T1" state timeout "time limit (SIGTERM)"
+expect_field main "$T1" signal 15 "time limit (SIGTERM)"
+expect_field main "$T2" state timeout "time limit (SIGKILL after the grace)"
+expect_field main "$T2" signal 9 "time limit (SIGKILL after the grace)"
+ran=$(ag main show --json "$T2" | python3 -c 'import json,sys; j=json.load(sys.stdin); print((j["end_us"]-j["start_us"])//100000)')
+if [ "$ran" -ge 19 ] && [ "$ran" -le 40 ]; then pass; else fail "SIGTERM-ignoring job ran ${ran}00 ms, want 2-4 s"; fi
+expect_field main "$OK" state completed "true"
+expect_field main "$OK" exit_code 0 "true"
+expect_field main "$NO" state failed "false"
+expect_field main "$NO" exit_code 1 "false"
+expect_field main "$NX" state failed "missing command"
+job_field main "$NX" reason | grep -q "could not start: /nonexistent/command: No such file or directory" && pass ||
+  fail "missing command reason: $(job_field main "$NX" reason)"
+expect_exit 2 "more GPUs than the agent has" ag main submit --gpus 17 -- true
+grep -q "job asks for 17 GPUs; this agent has 16" "$TMP/err" && pass || fail "too many GPUs: $(cat "$TMP/err")"
+expect_exit 1 "show an unknown job" ag main show 99999
+expect_exit 1 "cancel an ended job" ag main cancel "$OK"
+grep -q "has already ended (completed)" "$TMP/err" && pass || fail "cancel ended: $(cat "$TMP/err")"
+ag main history --limit 5 >"$TMP/out" && grep -q "timeout" "$TMP/out" && pass || fail "history: $(cat "$TMP/out")"
+
+# ---- access: a second uid, an admin, drain/resume ----
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+if [ "$(id -u)" != 0 ]; then
+  skip "access tests need root (to act as uid 65534 with setpriv)"
+elif ! $NOBODY true 2>/dev/null; then
+  skip "access tests: setpriv cannot switch to uid 65534 here"
+else
+  N1=$(cd "$TMP/pub" && $NOBODY "$AGENT" submit --socket "$TMP/run/main.sock" --time 30s -- sh -c 'id -u; sleep 30')
+  N2=$(cd "$TMP/pub" && $NOBODY "$AGENT" submit --socket "$TMP/run/main.sock" --time 30s -- sleep 30)
+  R1=$(ag main submit --time 30s -- sleep 30)
+  wait_state main "$N1" running 5 || fail "nobody's job did not start"
+  expect_field main "$N1" uid 65534 "job owner"
+  i=0; while [ $i -lt 100 ] && ! grep -q 65534 "$TMP/pub/fleetsim-$N1.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+  if [ "$(cat "$TMP/pub/fleetsim-$N1.out" 2>/dev/null)" = 65534 ]; then pass
+  else fail "nobody's job ran as uid '$(cat "$TMP/pub/fleetsim-$N1.out" 2>/dev/null)'"; fi
+  expect_exit 1 "another uid cannot cancel root's job" $NOBODY "$AGENT" cancel --socket "$TMP/run/main.sock" "$R1"
+  grep -q "belongs to 'root': only its owner or an admin may cancel it" "$TMP/err" && pass || fail "cancel refusal: $(cat "$TMP/err")"
+  expect_exit 0 "an admin cancels another's job" ag main cancel "$N1"
+  expect_exit 0 "the owner cancels its own job" $NOBODY "$AGENT" cancel --socket "$TMP/run/main.sock" "$N2"
+  expect_exit 0 "anyone reads the queue" $NOBODY "$AGENT" queue --socket "$TMP/run/main.sock"
+  $NOBODY "$AGENT" show --socket "$TMP/run/main.sock" --json "$R1" >"$TMP/out" 2>&1
+  if ! grep -q '"argv"' "$TMP/out"; then pass; else fail "another uid sees root's command line"; fi
+  expect_exit 1 "drain is admin-only" $NOBODY "$AGENT" drain --socket "$TMP/run/main.sock" gpu01
+  expect_exit 0 "an admin drains a node" ag main drain --reason "maintenance" gpu01
+  expect_exit 0 "an admin drains a GPU" ag main drain gpu02:3
+  ag main nodes --json >"$TMP/nodes.json"
+  [ "$($CHECK get "$TMP/nodes.json" nodes 0 state)" = draining ] && pass || fail "gpu01 not draining"
+  [ "$($CHECK get "$TMP/nodes.json" nodes 1 gpu_list 3 drained)" = True ] && pass || fail "gpu02:3 not drained"
+  expect_exit 1 "resume is admin-only" $NOBODY "$AGENT" resume --socket "$TMP/run/main.sock" gpu01
+  ag main cancel "$R1" >/dev/null
+  wait_idle main 10 || fail "access jobs did not end"
+  W=$(ag main submit --gpus 8 --time 5s -- true)
+  sleep 0.3
+  expect_field main "$W" state queued "no job starts on a drained node with 7 usable GPUs elsewhere"
+  expect_exit 0 "an admin resumes" ag main resume gpu01
+  expect_exit 0 "an admin resumes a GPU" ag main resume gpu02:3
+  wait_state main "$W" completed 5 && pass || fail "job $W did not run after resume"
+  expect_field main "$N1" state cancelled "cancelled by an admin"
+fi
+stop_agent main
+
+# ---- recovery: jobs outlive a SIGKILLed agent and are re-adopted, or settled ----
+write_config rec "policy = fcfs+easy"
+start_agent rec || { finish agent; exit 1; }
+L1=$(ag rec submit --time 10s -- sleep 2)
+L2=$(ag rec submit --time 1s -- sleep 30)
+L3=$(ag rec submit --time 30s -- sleep 3)
+L4=$(ag rec submit --time 30s --requeue -- sleep 3)
+for id in "$L1" "$L2" "$L3" "$L4"; do wait_state rec "$id" running 5 || fail "job $id did not start"; done
+p3=$(job_field rec "$L3" supervisor_pid); p4=$(job_field rec "$L4" supervisor_pid)
+echo "$p3 $p4" >"$TMP/rec.supervisors"
+kill9_agent rec
+expect_exit 3 "submit while the agent is down" ag rec submit -- true
+kill -KILL "$p3" "$p4" 2>/dev/null # their supervisors die too: those jobs are lost
+start_agent rec
+grep -q "job re-adopted\" job=$L1" "$TMP/rec.log" && pass || fail "job $L1 not re-adopted: $(tail -5 "$TMP/rec.log")"
+wait_state rec "$L1" completed 10 && pass || fail "re-adopted job $L1: $(job_field rec "$L1" state)"
+wait_state rec "$L2" timeout 10 && pass || fail "time limit after a restart: $(job_field rec "$L2" state)"
+expect_field rec "$L3" state failed "supervisor lost"
+job_field rec "$L3" reason | grep -q "lost: its supervisor died" && pass || fail "lost reason: $(job_field rec "$L3" reason)"
+wait_state rec "$L4" completed 10 && pass || fail "requeued job $L4: $(job_field rec "$L4" state)"
+expect_field rec "$L4" attempts 2 "requeued job ran again"
+stop_agent rec
+
+# ---- crash test: SIGKILL the agent ten times during a 500-job load ----
+write_config crash "policy = fcfs+easy"
+start_agent crash || { finish agent; exit 1; }
+: >"$TMP/marks"; : >"$TMP/acked"
+(
+  k=1
+  while [ $k -le 500 ]; do
+    a=0
+    while [ $a -lt 400 ]; do
+      tok="$k.$a"
+      if id=$("$AGENT" submit --socket "$TMP/run/crash.sock" --time 30s -- "$TMP/mark.sh" "$tok" "$TMP/marks" 2>/dev/null); then
+        echo "$tok $id" >>"$TMP/acked"; break
+      fi
+      a=$((a + 1)); sleep 0.02
+    done
+    k=$((k + 1))
+  done
+  echo done >"$TMP/submitter.done"
+) &
+submitter=$!
+crash_ok=1
+i=1
+while [ $i -le 10 ]; do
+  sleep "0.$(random_ms 150 900)"
+  kill9_agent crash
+  cp "$TMP/acked" "$TMP/acked.before"
+  start_agent crash || { crash_ok=0; break; }
+  ag crash queue --json >"$TMP/cq.json" && ag crash history --limit 100000 --json >"$TMP/ch.json" &&
+    $CHECK intact "$TMP/acked.before" "$TMP/cq.json" "$TMP/ch.json" >"$TMP/out" 2>&1 ||
+    { fail "crash $i: $(cat "$TMP/out")"; crash_ok=0; }
+  i=$((i + 1))
+done
+n=0; while [ ! -f "$TMP/submitter.done" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+wait "$submitter" 2>/dev/null
+wait_idle crash 60 || fail "crash load did not drain"
+ag crash queue --json >"$TMP/cq.json"; ag crash history --limit 100000 --json >"$TMP/ch.json"
+if $CHECK crash "$TMP/acked" "$TMP/marks" "$TMP/ch.json" "$TMP/cq.json" >"$TMP/out" 2>&1 && [ $crash_ok = 1 ]; then pass
+else fail "crash test: $(cat "$TMP/out")"; fi
+echo "crash test: $(tail -1 "$TMP/out"), 10 SIGKILLs"
+[ "$(wc -l <"$TMP/acked")" = 500 ] && pass || fail "only $(wc -l <"$TMP/acked") of 500 submissions acknowledged"
+"$ROOT/$FLEETSIM" replay --quiet "$TMP/crash.state/trace.jsonl" >/dev/null 2>"$TMP/err" && pass ||
+  fail "the trace after ten crashes does not replay: $(head -3 "$TMP/err")"
+stop_agent crash
+
+# ---- HTTP: bearer token, /metrics, promtool ----
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "fleetsim-test-token-0123456789" >"$TMP/token"; chmod 600 "$TMP/token"
+write_config web "http_listen = 127.0.0.1:$port" "http_token_file = $TMP/token"
+start_agent web || { finish agent; exit 1; }
+ag web submit -- true >/dev/null; wait_idle web 5
+$CHECK http GET "http://127.0.0.1:$port/metrics" >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 401 ] && pass || fail "GET /metrics without a token: $(head -1 "$TMP/out")"
+$CHECK http GET "http://127.0.0.1:$port/metrics" wrong-token-0123456789 >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 401 ] && pass || fail "GET /metrics with a wrong token: $(head -1 "$TMP/out")"
+$CHECK http POST "http://127.0.0.1:$port/api" "" '{"op":"queue"}' >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 401 ] && pass || fail "POST /api without a token: $(head -1 "$TMP/out")"
+$CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 200 ] && pass || fail "GET /metrics with the token: $(head -1 "$TMP/out")"
+tail -n +2 "$TMP/out" >"$TMP/metrics.txt"
+grep -q '^fleetsim_job_wait_seconds_bucket{le="+Inf"} 1$' "$TMP/metrics.txt" && pass || fail "wait histogram"
+grep -q '^fleetsim_queued_jobs 0$' "$TMP/metrics.txt" && pass || fail "queue gauge"
+if command -v promtool >/dev/null 2>&1; then
+  check "promtool check metrics (fake inventory)" promtool check metrics <"$TMP/metrics.txt"
+else
+  skip "promtool not installed (Debian package 'prometheus'; 'make deps' installs it)"
+fi
+$CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"queue"}' >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 200 ] && grep -q '"ok":true' "$TMP/out" && pass || fail "POST /api queue: $(cat "$TMP/out")"
+$CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"submit","job":{"argv":["true"],"gpus":1,"cwd":"/"}}' >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 403 ] && pass || fail "submit over HTTP must be refused: $(cat "$TMP/out")"
+$CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"cancle","id":1}' >"$TMP/out"
+[ "$(head -1 "$TMP/out")" = 400 ] && grep -q "did you mean 'cancel'" "$TMP/out" && pass || fail "bad op over HTTP: $(cat "$TMP/out")"
+stop_agent web
+write_config remote "http_listen = 0.0.0.0:$port" "http_token_file = $TMP/token"
+expect_exit 2 "a non-loopback listener needs http_allow_remote" "$AGENT" run --config "$TMP/remote.conf"
+grep -q "is not a loopback address" "$TMP/err" && pass || fail "remote listen: $(cat "$TMP/err")"
+
+# ---- NVML through a fake libnvidia-ml.so.1: inventory, XID drain, DCGM metrics ----
+if cc -shared -fPIC -o "$TMP/lib/libnvidia-ml.so.1" tests/agent/fake_nvml/fake_nvml.c 2>"$TMP/err"; then
+  LD_LIBRARY_PATH="$TMP/lib" "$AGENT" inventory --inventory nvml --json >"$TMP/nv.json" 2>"$TMP/err"
+  [ "$($CHECK get "$TMP/nv.json" nodes 0 gpus 1 uuid)" = GPU-0b5e55ed-0000-4000-8000-000000000001 ] && pass ||
+    fail "NVML inventory: $(cat "$TMP/nv.json" "$TMP/err")"
+  [ "$($CHECK get "$TMP/nv.json" nodes 0 gpus 0 memory_bytes)" = 85520809984 ] && pass || fail "NVML memory"
+  [ "$($CHECK get "$TMP/nv.json" nodes 0 gpus 0 nvlink_peers)" = "[1]" ] && pass || fail "NVML NVLink peers"
+  [ "$($CHECK get "$TMP/nv.json" nvml_features)" = "nvlink ecc xid samples" ] && pass ||
+    fail "a missing NVML symbol must only drop its feature: $($CHECK get "$TMP/nv.json" nvml_features)"
+  port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  write_config nv "http_listen = 127.0.0.1:$port2" "http_token_file = $TMP/token"
+  sed -i "s|^inventory = .*|inventory = nvml|" "$TMP/nv.conf"
+  AGENT_ENV="LD_LIBRARY_PATH=$TMP/lib FAKE_NVML_XID=79"
+  start_agent nv
+  AGENT_ENV=
+  ag nv nodes --json >"$TMP/nodes.json"
+  [ "$($CHECK get "$TMP/nodes.json" nodes 0 gpu_list 1 drain_reason)" = "critical xid 79" ] && pass ||
+    fail "XID 79 did not drain GPU 1: $(cat "$TMP/nodes.json")"
+  grep -q 'gpu drained by a health rule' "$TMP/nv.log" && pass || fail "no log line for the XID drain"
+  J=$(ag nv submit -- "$TMP/cvd.sh" "$TMP/cvd")
+  wait_state nv "$J" completed 5 || fail "job on NVML inventory did not run"
+  [ "$(cat "$TMP/cvd/cvd-$J.out" 2>/dev/null)" = GPU-0b5e55ed-0000-4000-8000-000000000000 ] && pass ||
+    fail "the job must get the healthy GPU 0: $(cat "$TMP/cvd/cvd-$J.out" 2>/dev/null)"
+  $CHECK http GET "http://127.0.0.1:$port2/metrics" "$(cat "$TMP/token")" | tail -n +2 >"$TMP/metrics-nv.txt"
+  grep -q '^DCGM_FI_DEV_FB_FREE{gpu="0",UUID="GPU-0b5e55ed-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname=' "$TMP/metrics-nv.txt" &&
+    grep -q '^DCGM_FI_DEV_XID_ERRORS{gpu="1".*} 79$' "$TMP/metrics-nv.txt" && pass ||
+    fail "DCGM series: $(grep DCGM "$TMP/metrics-nv.txt" | head -5)"
+  if command -v promtool >/dev/null 2>&1; then
+    check "promtool check metrics (NVML, DCGM names)" promtool check metrics <"$TMP/metrics-nv.txt"
+  else
+    skip "promtool not installed"
+  fi
+  stop_agent nv
+else
+  skip "cannot build the fake NVML library: $(head -1 "$TMP/err")"
+fi
+
+# ---- closed loop: the agent's trace replayed by fleetsim starts jobs in the same order ----
+for policy in fcfs+easy sjf+conservative; do
+  name=loop$(echo "$policy" | tr -cd 'a-z')
+  write_config "$name" "policy = $policy"
+  start_agent "$name" || continue
+  # 24 jobs in a burst: sizes 1..16 GPUs, distinct run times 0.3-2.3 s, limits above them
+  awk 'BEGIN { srand(6); for (k = 1; k <= 24; k++) {
+         g = int(2 ^ int(rand() * 5)); r = 0.3 + ((k * 7) % 24) * 0.085;
+         printf "%d %.3f %ds\n", g, r, int(r * (1 + rand())) + 1 } }' >"$TMP/$name.jobs"
+  while read -r g r l; do ag "$name" submit --gpus "$g" --time "$l" -- sleep "$r" >/dev/null; done <"$TMP/$name.jobs"
+  wait_idle "$name" 40 || fail "$policy closed-loop jobs did not finish"
+  stop_agent "$name"
+  agent_order=$($CHECK trace-order "$TMP/$name.state/trace.jsonl")
+  "$ROOT/$FLEETSIM" replay --quiet --policy "$policy" --jobs-csv "$TMP/$name.csv" "$TMP/$name.state/trace.jsonl" \
+    >/dev/null 2>"$TMP/err" || fail "replay $policy: $(cat "$TMP/err")"
+  sim_order=$($CHECK csv-order "$TMP/$name.csv")
+  if [ -n "$agent_order" ] && [ "$agent_order" = "$sim_order" ]; then pass
+  else fail "closed loop $policy: agent started $agent_order; replay starts $sim_order"; fi
+  echo "closed loop $policy: $(echo "$agent_order" | wc -w) jobs, same start order in agent and replay"
+done
+
+finish agent
