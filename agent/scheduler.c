@@ -112,8 +112,14 @@ void sched_result_release(struct sched_result *r)
 
 static void fill_policy_job(struct policy_job *p, const struct agent_job *j)
 {
-    *p = (struct policy_job){j->id,       j->submit_us,     j->limit_us,   j->gpus, j->user_index,
-                             j->team_index, j->priority, 0, j->reserved_us};
+    *p = (struct policy_job){.id = j->id,
+                             .submit_us = j->submit_us,
+                             .estimate_us = j->limit_us,
+                             .slots = j->gpus,
+                             .user = j->user_index,
+                             .team = j->team_index,
+                             .priority = j->priority,
+                             .reserved_us = j->reserved_us};
 }
 
 void scheduler_observe(struct scheduler *s, int32_t kind, int64_t now_us, const struct agent_job *j, int64_t ran_us)

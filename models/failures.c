@@ -6,15 +6,20 @@
 
 static const char *const scope_names[] = {"gpu", "node", "link"};
 
-void failure_spec_init(struct failure_spec *f)
+void checkpoint_defaults(struct checkpoint_policy out[JOB_CLASS_COUNT])
 {
-    memset(f, 0, sizeof *f);
     /* Assumptions, not measurements: a training job checkpoints every 30 min
      * and spends 1 min on it; fine-tuning hourly, 30 s; inference services
      * keep no state worth restoring. Scenarios override them. */
-    f->checkpoint[JOB_CLASS_TRAINING] = (struct checkpoint_policy){1800, 60};
-    f->checkpoint[JOB_CLASS_FINETUNE] = (struct checkpoint_policy){3600, 30};
-    f->checkpoint[JOB_CLASS_INFERENCE] = (struct checkpoint_policy){0, 0};
+    out[JOB_CLASS_TRAINING] = (struct checkpoint_policy){1800, 60};
+    out[JOB_CLASS_FINETUNE] = (struct checkpoint_policy){3600, 30};
+    out[JOB_CLASS_INFERENCE] = (struct checkpoint_policy){0, 0};
+}
+
+void failure_spec_init(struct failure_spec *f)
+{
+    memset(f, 0, sizeof *f);
+    checkpoint_defaults(f->checkpoint);
 }
 
 void failure_spec_release(struct failure_spec *f)

@@ -52,6 +52,9 @@ struct failure_spec {
 };
 
 void failure_spec_init(struct failure_spec *f);
+/* The checkpoint defaults (assumptions, not measurements): training every
+ * 30 min with 1 min overhead, fine-tuning hourly with 30 s, inference none. */
+void checkpoint_defaults(struct checkpoint_policy out[JOB_CLASS_COUNT]);
 void failure_spec_release(struct failure_spec *f);
 int failure_spec_add(struct failure_spec *f, const struct failure_category *c);
 /* The built-in preset "llama3": the 18 categories of Meta's Llama 3 report

@@ -56,7 +56,8 @@ static void sort_queue(struct rls *s, enum ordering_kind kind)
 {
     for (uint32_t i = 0; i < s->n_queue; i++) {
         const struct rls_job *j = &s->jobs[s->queue[i]];
-        struct policy_job pj = {j->id, j->submit * 1000000, j->request * 1000000, (int32_t)j->procs, -1, -1, 0, 0, -1};
+        struct policy_job pj = {.id = j->id, .submit_us = j->submit * 1000000, .estimate_us = j->request * 1000000,
+                                 .slots = (int32_t)j->procs, .user = -1, .team = -1, .reserved_us = -1};
         struct ordering_key key = ordering_key_of(kind, &pj, s->now * 1000000, s->opt->compat_wait, i);
         s->scratch[i] = (struct sort_item){key.primary, key.secondary, i, s->queue[i]};
     }

@@ -78,6 +78,14 @@ struct host {
     uint32_t n_running, cap_running;
     uint32_t *slot_of_w; /* running slot of a workload job */
     double *done_us;     /* per workload job: checkpointed reference work */
+    double *attained_us; /* per workload job: GPU time of finished attempts */
+    int32_t *preempted;  /* per workload job: times preempted */
+    const struct checkpoint_policy *checkpoint; /* per class */
+    struct checkpoint_policy checkpoint_defaults[JOB_CLASS_COUNT]; /* without models */
+    double *type_speed;  /* the view's speed table, or NULL */
+    uint32_t n_types;
+    uint32_t *preempt_w; /* during a pass: workload jobs preempted, to requeue */
+    uint32_t n_preempt, cap_preempt;
 
     struct policy_alloc *allocs;
     uint32_t n_allocs, cap_allocs, dead_allocs;
@@ -549,9 +557,11 @@ static int enqueue(struct host *h, uint32_t wi)
     memmove(&h->queued[pos + 1], &h->queued[pos], (h->n_queued - pos) * sizeof *h->queued);
     memmove(&h->queued_w[pos + 1], &h->queued_w[pos], (h->n_queued - pos) * sizeof *h->queued_w);
     sim_time estimate = simulation_estimate(j);
-    if (j->limit_us < 0 && h->done_us && h->done_us[wi] > 0)
+    if (j->limit_us < 0 && h->done_us[wi] > 0)
         estimate = j->runtime_us - (sim_time)h->done_us[wi];
-    h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1};
+    h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
+                                         (int64_t)h->attained_us[wi], h->preempted[wi],
+                                         h->models ? (int32_t)h->models->default_class : 0};
     h->queued_w[pos] = wi;
     h->n_queued++;
     h->changed = 1;
@@ -597,6 +607,7 @@ static int on_completion(struct host *h, uint32_t wi)
     else
         h->res->stats.completed++;
     h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
+    h->attained_us[wi] += (double)(now - p->attempt_start_us) * (double)j->slots;
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
     notify(h, POLICY_EVENT_FINISHED, &h->running[s].job, now - p->attempt_start_us);
@@ -604,9 +615,9 @@ static int on_completion(struct host *h, uint32_t wi)
     return 0;
 }
 
-/* A failure killed running slot s: roll back to the last checkpoint and
- * requeue. */
-static int interrupt(struct host *h, uint32_t s)
+/* Stops running slot s (a failure or a preemption): rolls its work back to
+ * the last checkpoint, frees its slots. The caller requeues it. */
+static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
 {
     sim_time now = engine_now(&h->eng);
     uint32_t wi = h->running_w[s];
@@ -616,22 +627,30 @@ static int interrupt(struct host *h, uint32_t s)
     double total = (double)j->runtime_us;
     double done_now = total - p->work_left_us;
     double before = h->done_us[wi];
-    const struct checkpoint_policy *cp = &h->failures->checkpoint[p->job_class];
-    double interval_us = cp->interval_s * 1e6;
+    double interval_us = h->checkpoint[p->job_class].interval_s * 1e6;
     double kept = before;
     if (interval_us > 0)
         kept = before + floor((done_now - before) / interval_us) * interval_us;
     double lost_work = done_now - kept;
     double lost_wall = p->rate > 0 ? lost_work / p->rate : 0;
+    double ran = (double)(now - p->attempt_start_us) * (double)j->slots;
     h->done_us[wi] = kept;
+    h->attained_us[wi] += ran;
     h->res->stats.lost_slot_us += lost_wall * (double)j->slots;
-    h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
-    h->res->stats.interruptions++;
-    h->res->jobs[wi].interruptions++;
+    h->res->stats.busy_slot_us += ran;
     if (p->completion)
         engine_cancel(&h->eng, p->completion);
-    notify(h, POLICY_EVENT_FAILED, &h->running[s].job, now - p->attempt_start_us);
+    notify(h, event_kind, &h->running[s].job, now - p->attempt_start_us);
     running_remove(h, s);
+    return wi;
+}
+
+/* A failure killed running slot s: back to the queue. */
+static int interrupt(struct host *h, uint32_t s)
+{
+    uint32_t wi = stop_attempt(h, s, POLICY_EVENT_FAILED);
+    h->res->stats.interruptions++;
+    h->res->jobs[wi].interruptions++;
     return enqueue(h, wi);
 }
 
@@ -775,7 +794,7 @@ static void progress_init(struct host *h, struct progress *p, const struct polic
         }
     }
     if (h->failures) {
-        const struct checkpoint_policy *cp = &h->failures->checkpoint[p->job_class];
+        const struct checkpoint_policy *cp = &h->checkpoint[p->job_class];
         p->ckpt_eff = runtime_checkpoint_efficiency(cp->interval_s, cp->overhead_s);
     }
     if (c->fabric.kind == FABRIC_NONE || !c->catalog)
@@ -898,6 +917,36 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     return schedule_completion(h, s);
 }
 
+/* Stops the running jobs the policy preempts, before its STARTs take their
+ * slots. Decisions name running jobs by their index in the view, which
+ * stopping changes, so they are resolved to workload jobs first. */
+static int apply_preemptions(struct host *h)
+{
+    h->n_preempt = 0;
+    for (uint32_t k = 0; k < h->out.n; k++) {
+        const struct policy_decision *d = &h->out.items[k];
+        if (d->kind != POLICY_PREEMPT)
+            continue;
+        if (d->job_index >= h->n_running || h->running[d->job_index].job.id != d->job_id)
+            return contract_error(h, "preempted a job that is not running", d);
+        uint32_t wi = h->running_w[d->job_index];
+        for (uint32_t i = 0; i < h->n_preempt; i++)
+            if (h->preempt_w[i] == wi)
+                return contract_error(h, "preempted the same job twice", d);
+        if (grow((void **)&h->preempt_w, &h->cap_preempt, h->n_preempt + 1, sizeof *h->preempt_w) != 0)
+            return oom(h);
+        h->preempt_w[h->n_preempt++] = wi;
+    }
+    for (uint32_t i = 0; i < h->n_preempt; i++) {
+        uint32_t wi = h->preempt_w[i];
+        stop_attempt(h, h->slot_of_w[wi], POLICY_EVENT_PREEMPTED);
+        h->preempted[wi]++;
+        h->res->jobs[wi].preemptions++;
+        h->res->stats.preemptions++;
+    }
+    return 0;
+}
+
 static int run_pass(struct host *h)
 {
     uint32_t need = h->n_queued + h->n_running + 1;
@@ -925,6 +974,8 @@ static int run_pass(struct host *h)
         .running_by_end = h->by_end,
         .n_running = h->n_running,
         .allocs = h->allocs,
+        .type_speed = h->type_speed,
+        .n_types = h->n_types,
     };
     h->res->stats.passes++;
     if (h->ops->decide(h->policy, &view, &h->out) != 0)
@@ -936,9 +987,13 @@ static int run_pass(struct host *h)
         h->opt->on_pass(h->opt->hook_ctx, &view, &h->out);
 
     memset(h->started_now, 0, h->n_queued);
+    if (apply_preemptions(h) != 0)
+        return -1;
     uint32_t started = 0;
     for (uint32_t k = 0; k < h->out.n; k++) {
         const struct policy_decision *d = &h->out.items[k];
+        if (d->kind == POLICY_PREEMPT)
+            continue;
         if (d->kind == POLICY_RESERVE) {
             if (d->job_index >= h->n_queued || h->queued[d->job_index].id != d->job_id)
                 return contract_error(h, "reserved a job that is not waiting", d);
@@ -962,6 +1017,11 @@ static int run_pass(struct host *h)
         }
         h->n_queued = n;
     }
+    /* the preempted go back to the queue only now: the STARTs above named
+     * queue positions of the view the policy saw */
+    for (uint32_t i = 0; i < h->n_preempt; i++)
+        if (enqueue(h, h->preempt_w[i]) != 0)
+            return -1;
     if (h->n_queued > h->res->stats.max_queue_len)
         h->res->stats.max_queue_len = h->n_queued;
     return 0;
@@ -1028,9 +1088,6 @@ static int host_init_models(struct host *h)
         if (!h->res->stats.failures_by_category)
             return oom(h);
     }
-    h->done_us = calloc(h->w->n ? h->w->n : 1, sizeof *h->done_us);
-    if (!h->done_us)
-        return oom(h);
     if (c->n_leaves > 0) {
         h->leaf_capacity = calloc((size_t)c->n_leaves, sizeof *h->leaf_capacity);
         h->leaf_dirty = calloc((size_t)c->n_leaves, 1);
@@ -1092,6 +1149,23 @@ static int host_init(struct host *h)
         if (c->nodes[i].order < 0)
             node_set(h, i, 1, 1, 0);
     h->changed = 0;
+    size_t n = h->w->n ? h->w->n : 1;
+    h->done_us = calloc(n, sizeof *h->done_us);
+    h->attained_us = calloc(n, sizeof *h->attained_us);
+    h->preempted = calloc(n, sizeof *h->preempted);
+    if (!h->done_us || !h->attained_us || !h->preempted)
+        return oom(h);
+    checkpoint_defaults(h->checkpoint_defaults);
+    h->checkpoint = h->models ? h->models->checkpoint : h->checkpoint_defaults;
+    if (c->catalog && c->catalog->n) {
+        h->n_types = (uint32_t)c->catalog->n;
+        h->type_speed = malloc(c->catalog->n * POLICY_JOB_CLASSES * sizeof *h->type_speed);
+        if (!h->type_speed)
+            return oom(h);
+        for (size_t t = 0; t < c->catalog->n; t++)
+            for (int k = 0; k < POLICY_JOB_CLASSES; k++)
+                h->type_speed[t * POLICY_JOB_CLASSES + (size_t)k] = c->catalog->types[t].speed[k];
+    }
     if (h->models && host_init_models(h) != 0)
         return -1;
     return 0;
@@ -1117,6 +1191,10 @@ static void host_release(struct host *h)
     free(h->by_end);
     free(h->slot_of_w);
     free(h->done_us);
+    free(h->attained_us);
+    free(h->preempted);
+    free(h->type_speed);
+    free(h->preempt_w);
     free(h->allocs);
     free(h->leaf_capacity);
     free(h->leaf_dirty);
@@ -1143,7 +1221,7 @@ int simulation_run(const struct workload *w, const struct cluster *c, const stru
         return err_set(err, NULL, 0, 0, "out of memory for %zu job results", w->n);
     res->n = w->n;
     for (size_t i = 0; i < w->n; i++)
-        res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, SPAN_NVLINK};
+        res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, 0, SPAN_NVLINK};
 
     struct host h;
     memset(&h, 0, sizeof h);

@@ -53,6 +53,7 @@ struct sim_job_result {
     int32_t outcome;   /* enum sim_job_outcome */
     int32_t n_nodes;   /* nodes it ran on (last attempt) */
     int32_t interruptions; /* attempts killed by failures */
+    int32_t preemptions;   /* attempts stopped by the policy */
     int32_t span;      /* enum span_level of the last attempt */
 };
 
@@ -74,6 +75,7 @@ struct sim_stats {
     uint64_t *failures_by_category; /* n_categories entries, or NULL */
     size_t n_categories;
     uint64_t interruptions; /* job attempts killed by failures */
+    uint64_t preemptions;   /* job attempts stopped by the policy */
     double lost_slot_us;    /* work lost since the last checkpoint, x slots */
     double node_up_us, node_present_us; /* availability = up / present */
     uint64_t deliveries, retirements;
@@ -88,6 +90,8 @@ typedef void (*sim_pass_hook)(void *ctx, const struct cluster_view *view,
 /* The physical models of a scenario. Borrowed for the run. */
 struct sim_models {
     const struct failure_spec *failures;        /* NULL or !enabled: none */
+    /* how jobs checkpoint (failures and preemption roll back to the last) */
+    struct checkpoint_policy checkpoint[JOB_CLASS_COUNT];
     const struct procurement_spec *procurement; /* NULL: none */
     double comm_fraction[JOB_CLASS_COUNT];
     enum job_class default_class;

@@ -62,7 +62,14 @@ struct policy_job {
      * POLICY_RESERVE), or -1. Hosts keep it, so a policy that honours its
      * promises (conservative backfilling) stays a pure function of the view. */
     int64_t reserved_us;
+    /* Service so far, over earlier attempts and the current one: GPU
+     * microseconds (slots x time run). Tiresias-style policies rank by it. */
+    int64_t attained_us;
+    int32_t preemptions; /* times it was preempted so far */
+    int32_t job_class;   /* 0 training, 1 fine-tune, 2 inference (POLICY_JOB_CLASSES) */
 };
+
+#define POLICY_JOB_CLASSES 3
 
 struct policy_alloc {
     int32_t node;  /* index into view.nodes */
@@ -99,11 +106,19 @@ struct cluster_view {
     const uint32_t *running_by_end;
     uint32_t n_running;
     const struct policy_alloc *allocs;
+
+    /* Relative speed of each node type for each job class (1 = the reference
+     * hardware): type_speed[type * POLICY_JOB_CLASSES + class]. NULL when the
+     * host has no node types (every node runs at 1). */
+    const double *type_speed;
+    uint32_t n_types;
 };
 
 enum policy_decision_kind {
     POLICY_START = 1,   /* start queued[job_index] on allocs[alloc_first..+alloc_count] */
-    POLICY_PREEMPT = 2, /* stop running[job_index] and requeue it */
+    POLICY_PREEMPT = 2, /* stop running[job_index] and requeue it: it keeps its place in
+                         * arrival order and loses the work since its last checkpoint;
+                         * its slots are free for the STARTs after it in the same pass */
     POLICY_RESERVE = 3  /* informational: queued[job_index] is planned to start at at_us */
 };
 

@@ -24,6 +24,7 @@ void scenario_build_models(const struct scenario *s, struct sim_models *m)
 {
     memset(m, 0, sizeof *m);
     m->failures = s->failures.enabled ? &s->failures : NULL;
+    memcpy(m->checkpoint, s->failures.checkpoint, sizeof m->checkpoint);
     m->procurement = &s->procurement;
     memcpy(m->comm_fraction, s->comm_fraction, sizeof m->comm_fraction);
     m->default_class = s->default_class;

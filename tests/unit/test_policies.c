@@ -118,7 +118,7 @@ static void test_ordering_names(void)
     CHECK_INT(ordering_parse("sjfx", 4, &k), -1);
     CHECK_STR(ordering_name(ORDERING_UNICEP), "unicep");
     /* compat wait: w = -1 - s regardless of now */
-    struct policy_job j = {1, 10000000, 5000000, 2, -1, -1, 0, 0, -1};
+    struct policy_job j = {.id = 1, .submit_us = 10000000, .estimate_us = 5000000, .slots = 2, .user = -1, .team = -1, .reserved_us = -1};
     struct ordering_key a = ordering_key_of(ORDERING_WFP3, &j, 99000000, 1, 0);
     /* w = -11: -(w/r)^3 n = (11/5)^3 * 2, so the reference ranks by ((1+s)/r)^3 n */
     CHECK_NEAR(a.primary, (11.0 / 5.0) * (11.0 / 5.0) * (11.0 / 5.0) * 2, 1e-12);
