@@ -508,6 +508,14 @@ done:
 
 /* ---- arrivals and the queue ---- */
 
+/* A job's class: its own, else the scenario's default. */
+static int32_t job_class_of(const struct host *h, const struct job *j)
+{
+    if (j->job_class >= 0 && j->job_class < JOB_CLASS_COUNT)
+        return j->job_class;
+    return h->models ? (int32_t)h->models->default_class : JOB_CLASS_TRAINING;
+}
+
 static int schedule_next_arrival(struct host *h)
 {
     if (h->next_arrival >= h->w->n)
@@ -560,8 +568,7 @@ static int enqueue(struct host *h, uint32_t wi)
     if (j->limit_us < 0 && h->done_us[wi] > 0)
         estimate = j->runtime_us - (sim_time)h->done_us[wi];
     h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
-                                         (int64_t)h->attained_us[wi], h->preempted[wi],
-                                         h->models ? (int32_t)h->models->default_class : 0};
+                                         (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j)};
     h->queued_w[pos] = wi;
     h->n_queued++;
     h->changed = 1;
@@ -771,7 +778,7 @@ static void progress_init(struct host *h, struct progress *p, const struct polic
     p->ckpt_eff = 1;
     p->comm = 0;
     p->span = SPAN_NVLINK;
-    p->job_class = h->models ? (int32_t)h->models->default_class : JOB_CLASS_TRAINING;
+    p->job_class = job->job_class;
     if (!h->models)
         return;
     const struct policy_alloc *a = &h->allocs[first];

@@ -29,6 +29,7 @@ struct job {
     int32_t team; /* index into workload.teams, -1 = unknown */
     int32_t status; /* trace's outcome code, -1 = unknown */
     long source_line; /* where the reader found it, for messages */
+    int32_t job_class; /* enum job_class (models/node_types.h), -1 = the scenario's default */
 };
 
 struct string_table {

@@ -352,7 +352,7 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
     json_t *found[JSONL_N_JOB_KEYS];
     if (jsonl_check_keys(r, ln, obj, jsonl_job_keys, JSONL_N_JOB_KEYS, found) != 0)
         return;
-    struct job j = {.id = ln->line, .limit_us = -1, .user = -1, .team = -1, .status = -1,
+    struct job j = {.id = ln->line, .limit_us = -1, .user = -1, .team = -1, .status = -1, .job_class = -1,
                     .source_line = ln->line};
     for (size_t i = 0; i < JSONL_N_JOB_KEYS; i++) {
         const json_t *v = found[i];

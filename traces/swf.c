@@ -370,6 +370,7 @@ static int32_t swf_status(double v)
 static int swf_job_base(struct swf_reader *r, const struct swf_fields *f, struct job *j)
 {
     memset(j, 0, sizeof *j);
+    j->job_class = -1;
     j->source_line = f->line;
     if (swf_whole(r, f, SWF_F_JOB, 9e18, &j->id) != 0)
         return -1;
