@@ -9,7 +9,7 @@ PKGS := gsl yaml-0.1 jansson zlib
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev python3 gzip \
-               libsqlite3-dev prometheus util-linux
+               libsqlite3-dev prometheus util-linux gnuplot-nox chromium fonts-dejavu-core
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-unused-parameter
@@ -17,7 +17,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 CFLAGS = -std=c11 $(OPT) -g -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
          $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' -MMD -MP
-LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -ldl
 LDFLAGS = $(SAN)
 VERSION := 0.1.0
 
@@ -42,10 +42,17 @@ AGENT := $(BUILD)/fleetsim-agent
 AGENT_UNIT := $(BUILD)/tests/agent_unit_tests
 UNIT := $(BUILD)/tests/unit_tests
 BENCH := $(BUILD)/tests/fleetsim-bench
+# The policy contract suite (tests/policy/) and the plugins it loads: the
+# example plugin users copy (policies/examples/) and test-only plugins.
+CONTRACT := $(BUILD)/tests/policy_contract
+CONTRACT_SRC := $(wildcard tests/policy/*.c)
+CONTRACT_MAIN_SRC := $(filter-out tests/policy/plugin_%.c,$(CONTRACT_SRC))
+PLUGINS := $(patsubst policies/examples/%.c,$(BUILD)/policies/examples/%.so,$(wildcard policies/examples/*.c)) \
+           $(patsubst tests/policy/plugin_%.c,$(BUILD)/tests/policy/plugin_%.so,$(wildcard tests/policy/plugin_*.c))
 
 .PHONY: all deps demo test unit asan check-layers check-seams bench fuzz clean help
 
-all: $(FLEETSIM) $(AGENT)
+all: $(FLEETSIM) $(AGENT) $(PLUGINS)
 
 help:
 	@echo "make            build $(FLEETSIM) and $(AGENT)"
@@ -111,8 +118,24 @@ $(FLEETSIM): $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB)
 $(UNIT): $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
+$(CONTRACT): $(call obj,$(CONTRACT_MAIN_SRC)) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CONTRACT_MAIN_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
+
+# A plugin is built against policies/policy.h alone, as a user would build one.
+$(BUILD)/policies/examples/%.so: policies/examples/%.c policies/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) -I. $(CFLAGS) -fPIC -shared $< -o $@
+$(BUILD)/tests/policy/plugin_%.so: tests/policy/plugin_%.c policies/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) -I. $(CFLAGS) -fPIC -shared $< -o $@
+
 $(BENCH): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
+
+# A report written from synthetic numbers, for tests/report/run.sh.
+REPORT_FIXTURE := $(BUILD)/tests/report_fixture
+$(REPORT_FIXTURE): $(BUILD)/tests/report/report_fixture.o $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
 # fleetsim-agent (agent/): the live agent. It links the same policy archive as
 # fleetsim, plus SQLite (its state store) and libdl (NVML and policy plugins
@@ -138,7 +161,7 @@ unit: $(UNIT)
 	$(UNIT)
 
 test: deps
-	@$(MAKE) --no-print-directory $(FLEETSIM) $(UNIT) $(AGENT) $(AGENT_UNIT)
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(UNIT) $(AGENT) $(AGENT_UNIT) $(REPORT_FIXTURE) $(CONTRACT) $(PLUGINS)
 	@BUILD=$(BUILD) sh tests/run.sh
 
 asan:

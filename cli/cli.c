@@ -93,8 +93,10 @@ int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt)
         *fmt = TRACE_SWF;
     else if (!strcmp(text, "jsonl"))
         *fmt = TRACE_JSONL;
+    else if (!strcmp(text, "sacct"))
+        *fmt = TRACE_SACCT;
     else
-        return cli_usage_error(cmd, "unknown format '%s' (auto, swf, jsonl)", text);
+        return cli_usage_error(cmd, "unknown format '%s' (auto, swf, jsonl, sacct)", text);
     return CLI_OK;
 }
 

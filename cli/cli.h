@@ -31,7 +31,7 @@ int cli_parse_int(const char *option, const char *text, int64_t lo, int64_t hi, 
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* "auto", "swf", "jsonl" -> *fmt; a usage error (CLI_USAGE) otherwise. */
+/* "auto", "swf", "jsonl", "sacct" -> *fmt; a usage error (CLI_USAGE) otherwise. */
 int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt);
 /* Reads a trace, printing its diagnostics. Returns CLI_OK, CLI_USAGE (bad
  * trace) or CLI_IO (cannot read). w is initialised here; release it always. */
@@ -42,9 +42,15 @@ int cli_read_trace(const char *path, enum trace_format fmt, enum swf_convention 
  * error), releases diags, and maps the outcome to an exit code. */
 int cli_finish_load(int rc, struct diag_list *diags, const struct err *err, int quiet);
 
+int cmd_fit(int argc, char **argv);
+int cmd_forecast(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 /* `fleetsim help scenario`: the scenario schema reference on stdout. */
 int cmd_help_scenario(void);
 

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "models/cluster.h"
+#include "models/policy_plugin.h"
 #include "models/rlscheduler.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
@@ -23,14 +24,19 @@ static const char replay_usage[] =
     "the longest queue. Jobs are killed at their requested time.\n"
     "\n"
     "options:\n"
-    "  -p, --policy SPEC     ORDERING[+BACKFILL]: orderings fcfs, sjf, f1, wfp3, unicep;\n"
-    "                        backfilling none, easy, conservative (default: fcfs+easy)\n"
+    "  -p, --policy SPEC     ORDERING[+BACKFILL][+PLACEMENT][+preempt][+quota], each with\n"
+    "                        optional (name=value,...) parameters, e.g. sjf+easy or\n"
+    "                        fairshare(half_life_s=3600)+easy+pack (default: fcfs+easy;\n"
+    "                        'fleetsim policy list' shows every component); or a plugin,\n"
+    "                        ./mypolicy.so[:PARAMS], built against policies/policy.h\n"
+    "      --policy-params P the policy's parameters: a plugin's params string, or the\n"
+    "                        ordering's name=value,... list of a built-in\n"
     "      --scenario FILE   the cluster, fabric, failures and procurement of a scenario\n"
     "                        (see 'fleetsim help scenario'); the trace's runtimes are taken\n"
     "                        as runtimes on the reference hardware (H100 SXM)\n"
     "      --nodes N         cluster nodes (default: from the trace header)\n"
     "      --slots K         slots (GPUs, processors) per node (default: from the header)\n"
-    "      --format F        trace format: auto, swf, jsonl (default: auto)\n"
+    "      --format F        trace format: auto, swf, jsonl, sacct (default: auto)\n"
     "      --jobs-csv FILE   write one row per job (start, end, wait, outcome)\n"
     "      --json            print the summary as JSON on stdout\n"
     "  -q, --quiet           do not print warnings\n"
@@ -50,6 +56,7 @@ struct replay_args {
     const char *scenario;
     const char *trace;
     const char *policy;
+    const char *policy_params;
     const char *jobs_csv;
     const char *protocol;
     enum trace_format format;
@@ -59,7 +66,8 @@ struct replay_args {
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
-    enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO };
+    enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO,
+           OPT_POLICY_PARAMS };
     static const struct option options[] = {
         {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
         {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
@@ -67,6 +75,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         {"protocol", required_argument, NULL, OPT_PROTOCOL}, {"compat-wait", no_argument, NULL, OPT_COMPAT},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {"scenario", required_argument, NULL, OPT_SCENARIO},
+        {"policy-params", required_argument, NULL, OPT_POLICY_PARAMS},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -109,6 +118,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         case OPT_SCENARIO:
             a->scenario = optarg;
             break;
+        case OPT_POLICY_PARAMS:
+            a->policy_params = optarg;
+            break;
         case 'q':
             a->quiet = 1;
             break;
@@ -124,6 +136,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
     if (optind != argc - 1)
         return cli_usage_error("replay", optind >= argc ? "no trace given" : "more than one trace given");
     a->trace = argv[optind];
+    if (a->policy_params && a->protocol)
+        return cli_usage_error("replay", "--policy-params does not apply to --protocol rlscheduler");
     if (a->compat_wait && !a->protocol)
         return cli_usage_error("replay", "--compat-wait only applies with --protocol rlscheduler");
     if (a->scenario && (a->nodes > 0 || a->slots > 0))
@@ -220,12 +234,10 @@ static int replay_normal(const struct replay_args *a)
     }
     int64_t nodes, slots;
     struct cluster cluster = {0};
-    const struct policy_ops *ops = NULL;
-    void *policy = NULL;
+    struct policy_plugin plugin = {0};
     struct sim_result result = {0};
     struct err err;
     err_clear(&err);
-    char msg[512];
     struct scenario scen;
     struct sim_models models;
     struct sim_options opt;
@@ -252,12 +264,13 @@ static int replay_normal(const struct replay_args *a)
             goto done;
         }
     }
-    if (policy_registry_create(a->policy, &ops, &policy, msg, sizeof msg) != 0) {
-        cli_error("%s", msg);
-        rc = CLI_USAGE;
+    if (policy_plugin_load(&plugin, a->policy, a->policy_params, &err) != 0) {
+        cli_print_err(&err);
+        /* a plugin that cannot be read is I/O; one that is wrong, bad input */
+        rc = strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE;
         goto done;
     }
-    if (simulation_run(&w, &cluster, ops, policy, &opt, &result, &err) != 0) {
+    if (simulation_run(&w, &cluster, plugin.ops, plugin.state, &opt, &result, &err) != 0) {
         cli_print_err(&err);
         rc = CLI_INTERNAL;
         goto done;
@@ -286,8 +299,7 @@ static int replay_normal(const struct replay_args *a)
     }
 done:
     sim_result_release(&result);
-    if (ops)
-        ops->destroy(policy);
+    policy_plugin_unload(&plugin);
     cluster_release(&cluster);
     scenario_release(&scen);
     workload_release(&w);

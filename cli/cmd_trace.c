@@ -19,7 +19,7 @@ static const char trace_usage[] =
     "stats    describes IN: jobs, time span, sizes, runtimes, estimates, users, teams.\n"
     "\n"
     "options:\n"
-    "      --format F   input format: auto, swf, jsonl (default: auto)\n"
+    "      --format F   input format: auto, swf, jsonl, sacct (default: auto)\n"
     "      --json       (stats) print JSON on stdout\n"
     "  -q, --quiet      do not print warnings\n"
     "  -h, --help       this help\n"

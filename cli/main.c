@@ -12,9 +12,15 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"forecast", cmd_forecast, "Monte Carlo forecast of a scenario: utilization, waits, peak demand per period"},
+    {"plan", cmd_plan, "the cheapest purchase orders that keep a queue-wait SLO in every period"},
+    {"compare", cmd_compare, "forecast several scenarios (or a scenario's sweep) side by side"},
+    {"fit", cmd_fit, "fit a scenario's workload section to a trace, with the goodness of fit"},
     {"replay", cmd_replay, "replay a job trace under a scheduling policy and summarize it"},
     {"trace", cmd_trace, "convert traces to the native format, or describe them (trace convert|stats)"},
     {"validate", cmd_validate, "check a scenario file and summarize it (see 'fleetsim help scenario')"},
+    {"policy", cmd_policy, "list the built-in policy components, or describe one's parameters"},
+    {"bench", cmd_bench, "benchmark policies x workloads from a suite file, with a regression gate"},
 };
 
 static void print_usage(FILE *out)

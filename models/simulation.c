@@ -1,6 +1,7 @@
 #include "models/simulation.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "sim/pcg32.h"
 
 enum sim_event_kind {
+    SIM_EV_SAMPLE = 7,
     SIM_EV_ARRIVAL = 1,
     SIM_EV_COMPLETION = 2,
     SIM_EV_FAILURE = 3,
@@ -103,6 +105,7 @@ struct host {
 
     /* integrals for utilization and availability */
     sim_time acc_last_us;
+    int64_t in_use_slots, queued_slots; /* for demand */
     int64_t present_slots;
     uint32_t present_nodes, up_nodes;
 
@@ -169,6 +172,45 @@ static void free_list_update(struct host *h, uint32_t node)
     }
 }
 
+/* The period holding time t, or -1 outside the periods. */
+static int64_t period_of(const struct host *h, sim_time t)
+{
+    const struct sim_options *o = h->opt;
+    if (!h->res->periods || t < o->period_start_us)
+        return -1;
+    int64_t p = (t - o->period_start_us) / o->period_us;
+    return p < (int64_t)o->n_periods ? p : -1;
+}
+
+/* Adds rate x (overlap of [from, to) with each period) to the double at
+ * `field` of the periods' stats. */
+static void period_spread(struct host *h, sim_time from, sim_time to, double rate, size_t field)
+{
+    const struct sim_options *o = h->opt;
+    for (uint32_t p = 0; p < o->n_periods; p++) {
+        sim_time a = o->period_start_us + (sim_time)p * o->period_us, b = a + o->period_us;
+        sim_time lo = from > a ? from : a, hi = to < b ? to : b;
+        if (hi > lo)
+            *(double *)((char *)&h->res->periods[p] + field) += rate * (double)(hi - lo);
+    }
+}
+
+/* An attempt of a job ran over [from, to): its busy time, by period and team. */
+static void record_busy(struct host *h, const struct job *j, sim_time from, sim_time to)
+{
+    if (!h->res->periods)
+        return;
+    period_spread(h, from, to, (double)j->slots, offsetof(struct sim_period_stats, busy_slot_us));
+    size_t team = j->team >= 0 && (size_t)j->team < h->res->n_teams - 1 ? (size_t)j->team : h->res->n_teams - 1;
+    const struct sim_options *o = h->opt;
+    for (uint32_t p = 0; p < o->n_periods; p++) {
+        sim_time a = o->period_start_us + (sim_time)p * o->period_us, b = a + o->period_us;
+        sim_time lo = from > a ? from : a, hi = to < b ? to : b;
+        if (hi > lo)
+            h->res->team_busy_slot_us[p * h->res->n_teams + team] += (double)j->slots * (double)(hi - lo);
+    }
+}
+
 /* Brings the capacity and availability integrals up to now. */
 static void accumulate(struct host *h)
 {
@@ -180,6 +222,8 @@ static void accumulate(struct host *h)
         h->res->stats.node_up_us += dt * (double)h->up_nodes;
         h->res->stats.node_present_us += dt * (double)h->present_nodes;
     }
+    if (h->res->periods && now > h->acc_last_us)
+        period_spread(h, h->acc_last_us, now, (double)h->present_slots, offsetof(struct sim_period_stats, capacity_slot_us));
     h->acc_last_us = now;
 }
 
@@ -265,6 +309,7 @@ static void running_remove(struct host *h, uint32_t s)
             node_set(h, node, 0, l->up, 0); /* drained: it leaves */
     }
     h->dead_allocs += r->alloc_count;
+    h->in_use_slots -= r->job.slots;
     if (h->prog[s].span == SPAN_SPINE)
         cross_remove(h, s);
 
@@ -571,6 +616,7 @@ static int enqueue(struct host *h, uint32_t wi)
                                          (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j)};
     h->queued_w[pos] = wi;
     h->n_queued++;
+    h->queued_slots += j->slots;
     h->changed = 1;
     return 0;
 }
@@ -615,6 +661,7 @@ static int on_completion(struct host *h, uint32_t wi)
         h->res->stats.completed++;
     h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
     h->attained_us[wi] += (double)(now - p->attempt_start_us) * (double)j->slots;
+    record_busy(h, j, p->attempt_start_us, now);
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
     notify(h, POLICY_EVENT_FINISHED, &h->running[s].job, now - p->attempt_start_us);
@@ -645,6 +692,10 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
     h->attained_us[wi] += ran;
     h->res->stats.lost_slot_us += lost_wall * (double)j->slots;
     h->res->stats.busy_slot_us += ran;
+    record_busy(h, j, p->attempt_start_us, now);
+    int64_t period = period_of(h, now);
+    if (period >= 0)
+        h->res->periods[period].lost_slot_us += lost_wall * (double)j->slots;
     if (p->completion)
         engine_cancel(&h->eng, p->completion);
     notify(h, event_kind, &h->running[s].job, now - p->attempt_start_us);
@@ -694,6 +745,9 @@ static int on_failure(struct host *h, uint32_t node)
     }
     h->res->stats.failures++;
     h->res->stats.failures_by_category[cat]++;
+    int64_t period = period_of(h, engine_now(&h->eng));
+    if (period >= 0)
+        h->res->periods[period].failures++;
     double repair_s = distribution_sample(&fs->categories[cat].repair_s, &l->rng);
     node_set(h, node, 1, 0, l->retiring);
     for (uint32_t s = 0; s < h->n_running;) {
@@ -758,6 +812,19 @@ static int on_retirement(struct host *h, size_t index)
         else
             node_set(h, n, 1, l->up, 1);
     }
+    return 0;
+}
+
+/* A point of the time series; the next one is scheduled from here, so the
+ * event list holds one sample at a time. */
+static int on_sample(struct host *h, uint32_t k)
+{
+    h->res->samples[k] = (struct sim_sample){(double)h->present_slots, (double)h->in_use_slots,
+                                             (double)(h->in_use_slots + h->queued_slots), (double)h->n_queued};
+    if (k + 1 < h->opt->n_samples &&
+        !engine_schedule(&h->eng, h->opt->period_start_us + (sim_time)(k + 1) * h->opt->sample_us, EVENT_CLASS_TIMER,
+                         SIM_EV_SAMPLE, k + 1, 0))
+        return oom(h);
     return 0;
 }
 
@@ -897,6 +964,8 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     h->n_allocs += d->alloc_count;
     h->running_w[s] = wi;
     h->slot_of_w[wi] = s;
+    h->in_use_slots += q->slots;
+    h->queued_slots -= q->slots;
 
     struct progress *p = &h->prog[s];
     memset(p, 0, sizeof *p);
@@ -1062,6 +1131,9 @@ static int handle_event(void *ctx, const struct event *ev)
     case SIM_EV_RETIREMENT:
         rc = on_retirement(h, (size_t)ev->arg);
         break;
+    case SIM_EV_SAMPLE:
+        rc = on_sample(h, (uint32_t)ev->arg);
+        break;
     }
     return rc ? -1 : 0;
 }
@@ -1077,6 +1149,12 @@ static int handle_instant_end(void *ctx, sim_time now)
     }
     if (contention_update(h) != 0)
         return -1;
+    int64_t period = period_of(h, now);
+    if (period >= 0) {
+        double demand = (double)(h->in_use_slots + h->queued_slots);
+        if (demand > h->res->periods[period].peak_demand_slots)
+            h->res->periods[period].peak_demand_slots = demand;
+    }
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
     if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
@@ -1251,6 +1329,23 @@ int simulation_run(const struct workload *w, const struct cluster *c, const stru
     if (host_init(&h) != 0)
         goto done;
     res->stats.total_slots = c->total_slots;
+    if (opt->n_periods && opt->period_us > 0) {
+        res->n_teams = w->teams.n + 1;
+        res->periods = calloc(opt->n_periods, sizeof *res->periods);
+        res->team_busy_slot_us = calloc((size_t)opt->n_periods * res->n_teams, sizeof *res->team_busy_slot_us);
+        if (!res->periods || !res->team_busy_slot_us) {
+            oom(&h);
+            goto done;
+        }
+    }
+    if (opt->n_samples && opt->sample_us > 0) {
+        res->samples = calloc(opt->n_samples, sizeof *res->samples);
+        if (!res->samples || !engine_schedule(&h.eng, opt->period_start_us < start ? start : opt->period_start_us,
+                                              EVENT_CLASS_TIMER, SIM_EV_SAMPLE, 0, 0)) {
+            oom(&h);
+            goto done;
+        }
+    }
     if (schedule_next_arrival(&h) != 0)
         goto done;
     struct engine_handlers handlers = {handle_event, handle_instant_end, &h};
@@ -1289,5 +1384,8 @@ void sim_result_release(struct sim_result *res)
         return;
     free(res->jobs);
     free(res->stats.failures_by_category);
+    free(res->periods);
+    free(res->team_busy_slot_us);
+    free(res->samples);
     memset(res, 0, sizeof *res);
 }

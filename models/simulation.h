@@ -98,8 +98,26 @@ struct sim_models {
     uint64_t seed;
 };
 
+/* Measurements per period of a horizon (planner forecasts). */
+struct sim_period_stats {
+    double busy_slot_us;     /* slot time used by attempts, overlapping the period */
+    double capacity_slot_us; /* slot time present */
+    double lost_slot_us;     /* work lost to failures in the period, x slots */
+    double peak_demand_slots; /* max of slots in use + slots asked by queued jobs */
+    uint64_t failures;
+};
+
+/* A sample of the time series, taken every sample_us. */
+struct sim_sample {
+    double capacity_slots, in_use_slots, demand_slots, queue_jobs;
+};
+
 struct sim_options {
     sim_time until_us; /* SIM_TIME_NEVER: run until every job is done */
+    /* optional: periods [period_start + k x period_us) for k < n_periods,
+     * and samples at period_start + k x sample_us for k < n_samples */
+    sim_time period_start_us, period_us, sample_us;
+    uint32_t n_periods, n_samples;
     sim_pass_hook on_pass;
     void *hook_ctx;
     const struct sim_models *models; /* NULL: the foundation's replay */
@@ -109,6 +127,10 @@ struct sim_result {
     struct sim_job_result *jobs; /* parallel to the workload's jobs */
     size_t n;
     struct sim_stats stats;
+    struct sim_period_stats *periods; /* n_periods, when asked for */
+    double *team_busy_slot_us;        /* n_periods x n_teams: [period * n_teams + team] */
+    size_t n_teams;                   /* the workload's teams, plus one for jobs without */
+    struct sim_sample *samples;       /* n_samples, when asked for */
 };
 
 void sim_options_init(struct sim_options *o);

@@ -7,6 +7,7 @@ static const char *const backfill_names[] = {
     [BACKFILL_NONE] = "none",
     [BACKFILL_EASY] = "easy",
     [BACKFILL_CONSERVATIVE] = "conservative",
+    [BACKFILL_GREEDY] = "greedy",
 };
 
 int backfill_parse(const char *name, size_t len, enum backfill_mode *mode)
@@ -73,23 +74,54 @@ static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
     const struct policy_job *job = &pass->view->queued[qi];
     if (job->slots > *free_now)
         return 1;
+    if (pass->skip_running) {
+        /* Slots freed by preemption are beyond what the host sized the
+         * allocation buffer for (free slots + queued jobs): start only what
+         * surely fits in it (a job takes at most one allocation per node). */
+        const struct policy_decisions *o = pass->out;
+        uint32_t worst = (uint32_t)job->slots < pass->view->n_nodes ? (uint32_t)job->slots : pass->view->n_nodes;
+        if (o->cap_allocs - o->n_allocs < worst)
+            return 1;
+    }
     uint32_t first, count;
-    int rc = placement_pack(pass->placement, pass->view, job->slots, pass->out, &first, &count);
+    int rc = placement_place(pass->placement, pass->view, job, pass->out, &first, &count);
     if (rc != 0)
         return rc;
     if (emit(pass->out, POLICY_START, qi, job, pass->view->now_us, first, count) != 0)
         return -1;
     *free_now -= job->slots;
+    if (pass->hooks && pass->hooks->started)
+        pass->hooks->started(pass->hooks->ctx, job);
     return remember_start(pass, pass->view->now_us + job_duration(job), job->slots);
 }
 
+static int admitted(const struct backfill_pass *pass, uint32_t qi)
+{
+    return !pass->hooks || !pass->hooks->admit || pass->hooks->admit(pass->hooks->ctx, &pass->view->queued[qi]);
+}
+
+/* start_now, and when the job does not fit, preemption's try at making room. */
+static int start_or_preempt(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
+{
+    int rc = start_now(pass, qi, free_now);
+    if (rc != 1 || !pass->hooks || !pass->hooks->make_room)
+        return rc;
+    int room = pass->hooks->make_room(pass->hooks->ctx, pass, qi, free_now);
+    if (room != 0)
+        return room;
+    return start_now(pass, qi, free_now);
+}
+
 /* Starts jobs in order while they fit; *head is the position of the first
- * that does not (n_queued if all started). */
+ * that does not (n_queued if all started). Jobs held back by the hooks are
+ * skipped. */
 static int run_none(struct backfill_pass *pass, int64_t *free_now, uint32_t *head)
 {
     const struct cluster_view *v = pass->view;
     for (uint32_t k = 0; k < v->n_queued; k++) {
-        int rc = start_now(pass, pass->order[k], free_now);
+        if (!admitted(pass, pass->order[k]))
+            continue;
+        int rc = start_or_preempt(pass, pass->order[k], free_now);
         if (rc < 0)
             return -1;
         if (rc == 1) {
@@ -98,6 +130,18 @@ static int run_none(struct backfill_pass *pass, int64_t *free_now, uint32_t *hea
         }
     }
     *head = v->n_queued;
+    return 0;
+}
+
+static int run_greedy(struct backfill_pass *pass, int64_t free_now)
+{
+    const struct cluster_view *v = pass->view;
+    for (uint32_t k = 0; k < v->n_queued; k++) {
+        if (!admitted(pass, pass->order[k]))
+            continue;
+        if (start_or_preempt(pass, pass->order[k], &free_now) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -111,6 +155,10 @@ static void easy_shadow(const struct backfill_pass *pass, int64_t free_now, int3
     uint32_t a = 0, b = 0;
     *shadow = v->now_us;
     while (avail < need && (a < v->n_running || b < pass->n_started)) {
+        if (a < v->n_running && pass->skip_running && pass->skip_running[v->running_by_end[a]]) {
+            a++; /* preempted this pass: its slots are already in free_now */
+            continue;
+        }
         int64_t end_a = INT64_MAX, end_b = INT64_MAX;
         if (a < v->n_running)
             end_a = v->running[v->running_by_end[a]].expected_end_us;
@@ -151,7 +199,7 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
     for (uint32_t k = head + 1; k < v->n_queued && free_now > 0; k++) {
         uint32_t qi = pass->order[k];
         const struct policy_job *job = &v->queued[qi];
-        if (job->slots > free_now)
+        if (job->slots > free_now || !admitted(pass, qi))
             continue;
         int ends_in_time = v->now_us + job_duration(job) <= shadow;
         if (!ends_in_time && job->slots > extra)
@@ -217,8 +265,8 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
     for (uint32_t k = 0; k < v->n_queued; k++) {
         uint32_t qi = pass->placing[k].queue_index;
         const struct policy_job *job = &v->queued[qi];
-        if (job->slots > v->total_slots)
-            continue; /* can never run here: the host reports it */
+        if (job->slots > v->total_slots || !admitted(pass, qi))
+            continue; /* can never run here (the host reports it), or held back */
         int64_t dur = job_duration(job);
         int64_t at = profile_earliest(pr, job->slots, dur);
         if (at == INT64_MAX)
@@ -250,6 +298,8 @@ int backfill_run(enum backfill_mode mode, struct backfill_pass *pass)
         return run_easy(pass, free_now);
     case BACKFILL_CONSERVATIVE:
         return run_conservative(pass, free_now);
+    case BACKFILL_GREEDY:
+        return run_greedy(pass, free_now);
     }
     return -1;
 }

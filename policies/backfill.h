@@ -16,8 +16,15 @@
  *                earliest start no later than its promise (Mu'alem & Feitelson's
  *                compression), then gives newcomers theirs; those due now
  *                start. A promise never moves later while estimates hold.
+ *  greedy        start every job that fits, in priority order, skipping those
+ *                that do not; no reservations (work-conserving, as Tiresias
+ *                and most GPU-cluster schedulers run; large jobs can starve
+ *                unless the ordering or preemption prevents it).
  *
- * All three decide with pooled slot counts and place with placement_pack().
+ * All decide with pooled slot counts and place with placement_place() (the
+ * placement's strategy; pack by default). Optional hooks let a composed
+ * policy hold jobs back (quotas), count what starts, and make room by
+ * preemption when a job does not fit (none, easy and greedy only).
  */
 #ifndef FLEETSIM_POLICIES_BACKFILL_H
 #define FLEETSIM_POLICIES_BACKFILL_H
@@ -29,12 +36,25 @@
 #include "policies/policy.h"
 #include "policies/profile.h"
 
-enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE };
+enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE, BACKFILL_GREEDY };
 
 int backfill_parse(const char *name, size_t len, enum backfill_mode *mode);
 const char *backfill_name(enum backfill_mode mode);
 
 struct reserve_order;
+struct backfill_pass;
+
+struct backfill_hooks {
+    void *ctx;
+    /* May job start now under the policy's rules (quotas)? A job held back
+     * is skipped: it neither starts nor blocks the jobs behind it. */
+    int (*admit)(void *ctx, const struct policy_job *job);
+    /* job started in this pass */
+    void (*started)(void *ctx, const struct policy_job *job);
+    /* queued[qi] does not fit in *free_now: preempt to make room. Returns 0
+     * when it made room (and raised *free_now), 1 when it cannot, -1 on error. */
+    int (*make_room)(void *ctx, struct backfill_pass *pass, uint32_t qi, int64_t *free_now);
+};
 
 /* What a pass needs besides the view: the priority order, and scratch. */
 struct backfill_pass {
@@ -50,6 +70,9 @@ struct backfill_pass {
     /* conservative: queue indices in the order reservations are placed */
     struct reserve_order *placing;
     uint32_t cap_placing;
+    /* optional (NULL: none) */
+    const struct backfill_hooks *hooks;
+    const uint8_t *skip_running; /* per running index: preempted this pass */
 };
 
 /* Each returns 0, or -1 if out is too small or memory ran out. */

@@ -3,9 +3,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const strategy_names[] = {
+    [PLACEMENT_PACK] = "pack",
+    [PLACEMENT_FIRST_FIT] = "first-fit",
+    [PLACEMENT_BEST_FIT] = "best-fit",
+    [PLACEMENT_SPREAD] = "spread",
+    [PLACEMENT_GAVEL] = "gavel",
+};
+
+int placement_parse(const char *name, size_t len, enum placement_strategy *s)
+{
+    for (size_t k = 0; k < sizeof strategy_names / sizeof *strategy_names; k++) {
+        if (strlen(strategy_names[k]) == len && strncmp(strategy_names[k], name, len) == 0) {
+            *s = (enum placement_strategy)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *placement_name(enum placement_strategy s)
+{
+    return strategy_names[s];
+}
+
 void placement_init(struct placement *p)
 {
     memset(p, 0, sizeof *p);
+    p->type_filter = -1;
+}
+
+/* Candidates: the view's nodes with free slots, then the nodes released
+ * this pass that the view lists as full. */
+static uint32_t n_cand(const struct placement *p, const struct cluster_view *view)
+{
+    return view->n_nodes_with_free + p->n_extra;
+}
+
+static uint32_t cand(const struct placement *p, const struct cluster_view *view, uint32_t k)
+{
+    return k < view->n_nodes_with_free ? view->nodes_with_free[k] : p->extra[k - view->n_nodes_with_free];
 }
 
 void placement_release(struct placement *p)
@@ -14,28 +51,54 @@ void placement_release(struct placement *p)
         return;
     free(p->taken);
     free(p->touched);
+    free(p->is_touched);
+    free(p->extra);
+    free(p->is_extra);
+    free(p->slots_scratch);
     free(p->bucket_start);
     free(p->sorted);
     free(p->group_free);
     free(p->groups);
     memset(p, 0, sizeof *p);
+    p->type_filter = -1;
 }
 
 int placement_begin(struct placement *p, const struct cluster_view *view)
 {
-    for (uint32_t i = 0; i < p->n_touched; i++)
-        if (p->touched[i] < p->n_nodes)
+    for (uint32_t i = 0; i < p->n_touched; i++) {
+        if (p->touched[i] < p->n_nodes) {
             p->taken[p->touched[i]] = 0;
+            p->is_touched[p->touched[i]] = 0;
+        }
+    }
+    for (uint32_t i = 0; i < p->n_extra; i++)
+        if (p->extra[i] < p->n_nodes)
+            p->is_extra[p->extra[i]] = 0;
     p->n_touched = 0;
+    p->n_extra = 0;
     p->taken_total = 0;
+    p->type_filter = -1;
     if (view->n_nodes != p->n_nodes) {
+        size_t nn = view->n_nodes ? view->n_nodes : 1;
         free(p->taken);
         free(p->touched);
-        p->taken = calloc(view->n_nodes ? view->n_nodes : 1, sizeof *p->taken);
-        p->touched = malloc((view->n_nodes ? view->n_nodes : 1) * sizeof *p->touched);
+        free(p->is_touched);
+        free(p->extra);
+        free(p->is_extra);
+        free(p->slots_scratch);
+        free(p->sorted);
+        p->taken = calloc(nn, sizeof *p->taken);
+        p->touched = malloc(nn * sizeof *p->touched);
+        p->is_touched = calloc(nn, 1);
+        p->extra = malloc(nn * sizeof *p->extra);
+        p->is_extra = calloc(nn, 1);
+        p->slots_scratch = malloc(nn * sizeof *p->slots_scratch);
+        p->sorted = malloc(nn * sizeof *p->sorted);
+        p->cap_sorted = (uint32_t)nn;
         p->n_nodes = view->n_nodes;
         p->max_slots = 0;
-        if (!p->taken || !p->touched) {
+        if (!p->taken || !p->touched || !p->is_touched || !p->extra || !p->is_extra || !p->slots_scratch ||
+            !p->sorted) {
             p->n_nodes = 0;
             return -1;
         }
@@ -64,13 +127,6 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         if (!p->bucket_start)
             return -1;
     }
-    if (view->n_nodes_with_free > p->cap_sorted) {
-        uint32_t *sorted = realloc(p->sorted, view->n_nodes_with_free * sizeof *sorted);
-        if (!sorted)
-            return -1;
-        p->sorted = sorted;
-        p->cap_sorted = view->n_nodes_with_free;
-    }
     return 0;
 }
 
@@ -79,7 +135,22 @@ int32_t placement_free(const struct placement *p, const struct cluster_view *vie
     const struct policy_node *nd = &view->nodes[node];
     if (nd->state != POLICY_NODE_UP)
         return 0;
+    if (p->type_filter >= 0 && nd->type != p->type_filter)
+        return 0;
     return nd->free_slots - p->taken[node];
+}
+
+int64_t placement_pool(const struct placement *p, const struct cluster_view *view)
+{
+    return view->free_slots - p->taken_total;
+}
+
+static void touch(struct placement *p, uint32_t node)
+{
+    if (!p->is_touched[node]) {
+        p->is_touched[node] = 1;
+        p->touched[p->n_touched++] = node;
+    }
 }
 
 static int take(struct placement *p, struct policy_decisions *out, uint32_t node, int32_t slots)
@@ -87,10 +158,23 @@ static int take(struct placement *p, struct policy_decisions *out, uint32_t node
     if (out->n_allocs >= out->cap_allocs)
         return -1;
     out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)node, slots};
-    if (p->taken[node] == 0)
-        p->touched[p->n_touched++] = node;
+    touch(p, node);
     p->taken[node] += slots;
     p->taken_total += slots;
+    return 0;
+}
+
+int placement_give_back(struct placement *p, const struct cluster_view *view, uint32_t node, int32_t slots)
+{
+    if (node >= p->n_nodes || slots <= 0 || view->nodes[node].state != POLICY_NODE_UP)
+        return 0; /* slots on a draining or down node free nothing usable */
+    touch(p, node);
+    p->taken[node] -= slots;
+    p->taken_total -= slots;
+    if (view->nodes[node].free_slots <= 0 && !p->is_extra[node]) {
+        p->is_extra[node] = 1;
+        p->extra[p->n_extra++] = node;
+    }
     return 0;
 }
 
@@ -115,8 +199,8 @@ static int32_t best_group(struct placement *p, const struct cluster_view *view, 
                           int32_t slots)
 {
     uint32_t n_groups = 0;
-    for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
-        uint32_t node = view->nodes_with_free[k];
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
         int32_t g = group_of(&view->nodes[node], node, level);
         int32_t f = placement_free(p, view, node);
         if (g < 0 || (uint32_t)g >= p->n_nodes || f <= 0)
@@ -145,10 +229,23 @@ static int32_t best_group(struct placement *p, const struct cluster_view *view, 
 static int take_from(struct placement *p, const struct cluster_view *view, enum placement_level level,
                      int32_t group, int32_t *need, struct policy_decisions *out, uint32_t *count)
 {
+    /* The nodes' sizes are fixed for an instance's life (the hosts keep
+     * them so); a node that grew anyway widens the buckets rather than
+     * overrun them. */
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        int32_t f = placement_free(p, view, cand(p, view, k));
+        if (f > p->max_slots) {
+            uint32_t *b = realloc(p->bucket_start, ((size_t)f + 2) * sizeof *b);
+            if (!b)
+                return -1;
+            p->bucket_start = b;
+            p->max_slots = f;
+        }
+    }
     int32_t m = p->max_slots;
     memset(p->bucket_start, 0, ((size_t)m + 2) * sizeof *p->bucket_start);
-    for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
-        uint32_t node = view->nodes_with_free[k];
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
         int32_t f = placement_free(p, view, node);
         if (f > 0 && (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group))
             p->bucket_start[m - f + 1]++;
@@ -156,8 +253,8 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
     for (int32_t b = 1; b <= m + 1; b++)
         p->bucket_start[b] += p->bucket_start[b - 1];
     uint32_t n = 0;
-    for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
-        uint32_t node = view->nodes_with_free[k];
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
         int32_t f = placement_free(p, view, node);
         if (f > 0 && (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group)) {
             p->sorted[p->bucket_start[m - f]++] = node;
@@ -198,8 +295,8 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
     int32_t need = slots;
     if ((level == PLACEMENT_POD || level == PLACEMENT_ANY) && (p->levels & (1u << PLACEMENT_LEAF))) {
         uint32_t n_leaves = 0;
-        for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
-            uint32_t node = view->nodes_with_free[k];
+        for (uint32_t k = 0; k < n_cand(p, view); k++) {
+            uint32_t node = cand(p, view, k);
             const struct policy_node *nd = &view->nodes[node];
             int32_t f = placement_free(p, view, node);
             if (f <= 0 || nd->leaf < 0 || (uint32_t)nd->leaf >= p->n_nodes ||
@@ -241,8 +338,8 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
         /* Best fit on a single node. */
         uint32_t best = UINT32_MAX;
         int32_t best_free = INT32_MAX;
-        for (uint32_t k = 0; k < view->n_nodes_with_free; k++) {
-            uint32_t node = view->nodes_with_free[k];
+        for (uint32_t k = 0; k < n_cand(p, view); k++) {
+            uint32_t node = cand(p, view, k);
             int32_t f = placement_free(p, view, node);
             if (f >= slots && (f < best_free || (f == best_free && node < best))) {
                 best = node;
@@ -256,17 +353,19 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
             return 0;
         }
     }
-    if (view->free_slots - p->taken_total < slots)
+    if (placement_pool(p, view) < slots)
         return 1;
     if (p->max_slots == 1) {
         /* One-slot nodes (HPC logs as processors): every free node is as good. */
         int32_t need = slots;
-        for (uint32_t k = 0; need > 0 && k < view->n_nodes_with_free; k++) {
-            uint32_t node = view->nodes_with_free[k];
-            if (placement_free(p, view, node) == 1) {
-                if (take(p, out, node, 1) != 0)
+        for (uint32_t k = 0; need > 0 && k < n_cand(p, view); k++) {
+            uint32_t node = cand(p, view, k);
+            int32_t f = placement_free(p, view, node);
+            if (f > 0) {
+                int32_t use = f < need ? f : need; /* 1, unless a node grew */
+                if (take(p, out, node, use) != 0)
                     return -1;
-                need--;
+                need -= use;
                 (*count)++;
             }
         }
@@ -284,4 +383,138 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
             return spread(p, view, levels[l], g, slots, out, count);
     }
     return spread(p, view, PLACEMENT_ANY, -1, slots, out, count);
+}
+
+/* ---- the other strategies: blind to topology, by a sort of the candidates ---- */
+
+enum slot_order { BY_INDEX, FULLEST_FIRST, EMPTIEST_FIRST };
+
+static enum slot_order sort_mode_of(enum placement_strategy s)
+{
+    return s == PLACEMENT_FIRST_FIT ? BY_INDEX : s == PLACEMENT_BEST_FIT ? FULLEST_FIRST : EMPTIEST_FIRST;
+}
+
+static int by_index(const void *pa, const void *pb)
+{
+    const struct placement_slot *a = pa, *b = pb;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static int fullest_first(const void *pa, const void *pb)
+{
+    const struct placement_slot *a = pa, *b = pb;
+    if (a->free != b->free)
+        return a->free < b->free ? -1 : 1;
+    return by_index(pa, pb);
+}
+
+static int emptiest_first(const void *pa, const void *pb)
+{
+    const struct placement_slot *a = pa, *b = pb;
+    if (a->free != b->free)
+        return a->free > b->free ? -1 : 1;
+    return by_index(pa, pb);
+}
+
+static int place_sorted(struct placement *p, const struct cluster_view *view, int32_t slots,
+                        struct policy_decisions *out, uint32_t *count)
+{
+    enum slot_order mode = sort_mode_of(p->strategy);
+    /* one node if one holds the job: the first by index, the fullest or
+     * the emptiest, lowest index on ties */
+    uint32_t best = UINT32_MAX;
+    int32_t best_free = 0;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
+        int32_t f = placement_free(p, view, node);
+        if (f <= 0)
+            continue;
+        p->slots_scratch[n++] = (struct placement_slot){f, node};
+        if (f < slots)
+            continue;
+        int better = best == UINT32_MAX ||
+                     (mode == BY_INDEX && node < best) ||
+                     (mode == FULLEST_FIRST && (f < best_free || (f == best_free && node < best))) ||
+                     (mode == EMPTIEST_FIRST && (f > best_free || (f == best_free && node < best)));
+        if (better) {
+            best = node;
+            best_free = f;
+        }
+    }
+    if (best != UINT32_MAX) {
+        if (take(p, out, best, slots) != 0)
+            return -1;
+        *count = 1;
+        return 0;
+    }
+    qsort(p->slots_scratch, n, sizeof *p->slots_scratch,
+          mode == BY_INDEX ? by_index : mode == FULLEST_FIRST ? fullest_first : emptiest_first);
+    int32_t need = slots;
+    for (uint32_t k = 0; need > 0 && k < n; k++) {
+        int32_t use = p->slots_scratch[k].free < need ? p->slots_scratch[k].free : need;
+        if (take(p, out, p->slots_scratch[k].node, use) != 0)
+            return -1;
+        need -= use;
+        (*count)++;
+    }
+    return 0;
+}
+
+/* Gavel: node types by the job's speed on them, fastest first (lowest type
+ * index on ties); the first with enough free slots gets the job. */
+static int place_gavel(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                       struct policy_decisions *out, uint32_t *first, uint32_t *count)
+{
+    uint32_t nt = view->n_types;
+    if (!view->type_speed || nt < 2 || nt > 64)
+        return placement_pack(p, view, job->slots, out, first, count);
+    int32_t cls = job->job_class >= 0 && job->job_class < POLICY_JOB_CLASSES ? job->job_class : 0;
+    int64_t pool[64] = {0};
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
+        int32_t t = view->nodes[node].type;
+        int32_t f = placement_free(p, view, node);
+        if (t >= 0 && (uint32_t)t < nt && f > 0)
+            pool[t] += f;
+    }
+    uint8_t tried[64] = {0};
+    for (uint32_t round = 0; round < nt; round++) {
+        int32_t best = -1;
+        for (uint32_t t = 0; t < nt; t++) {
+            if (tried[t])
+                continue;
+            if (best < 0 || view->type_speed[t * POLICY_JOB_CLASSES + (uint32_t)cls] >
+                                view->type_speed[(uint32_t)best * POLICY_JOB_CLASSES + (uint32_t)cls])
+                best = (int32_t)t;
+        }
+        tried[best] = 1;
+        if (pool[best] >= job->slots) {
+            p->type_filter = best;
+            int rc = placement_pack(p, view, job->slots, out, first, count);
+            p->type_filter = -1;
+            return rc;
+        }
+    }
+    return placement_pack(p, view, job->slots, out, first, count);
+}
+
+int placement_place(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                    struct policy_decisions *out, uint32_t *first, uint32_t *count)
+{
+    switch (p->strategy) {
+    case PLACEMENT_PACK:
+        return placement_pack(p, view, job->slots, out, first, count);
+    case PLACEMENT_GAVEL:
+        return place_gavel(p, view, job, out, first, count);
+    case PLACEMENT_FIRST_FIT:
+    case PLACEMENT_BEST_FIT:
+    case PLACEMENT_SPREAD:
+        break;
+    }
+    *first = out->n_allocs;
+    *count = 0;
+    if (job->slots <= 0 || placement_pool(p, view) < job->slots)
+        return 1;
+    return place_sorted(p, view, job->slots, out, count);
 }

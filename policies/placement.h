@@ -13,6 +13,25 @@
  * nodes_with_free order within equal counts. So a job lands in the fewest
  * NVLink domains, leaves and nodes the free slots allow. Slots are pooled: a
  * job larger than a node spans several.
+ *
+ * placement_place() applies the instance's strategy (placement_parse names):
+ *   pack       placement_pack(), the default.
+ *   first-fit  the lowest-index node that holds the job, else the
+ *              lowest-index nodes in turn; blind to topology.
+ *   best-fit   the fullest node that holds the job, else the fullest nodes
+ *              first: fills fragments, blind to topology.
+ *   spread     the emptiest node that holds the job, else the emptiest nodes
+ *              first: spreads load and heat, leaves fewer whole nodes.
+ *   gavel      heterogeneity-aware (Gavel's idea, Narayanan et al., OSDI'20):
+ *              the node type with the best speed for the job's class
+ *              (view.type_speed) among those with enough free slots, packed
+ *              within it; else pack anywhere. Without node types, pack.
+ * Every strategy is gang-safe: it places all of a job's slots or none (it
+ * checks the pooled free slots first and never leaves a partial placement).
+ *
+ * Preemption frees slots within a pass: placement_give_back() returns a
+ * running job's slots (up nodes only), including on nodes the view lists as
+ * full, so the STARTs after a PREEMPT in the same pass can use them.
  */
 #ifndef FLEETSIM_POLICIES_PLACEMENT_H
 #define FLEETSIM_POLICIES_PLACEMENT_H
@@ -23,10 +42,32 @@
 
 enum placement_level { PLACEMENT_DOMAIN = 0, PLACEMENT_LEAF = 1, PLACEMENT_POD = 2, PLACEMENT_ANY = 3 };
 
+enum placement_strategy {
+    PLACEMENT_PACK = 0,
+    PLACEMENT_FIRST_FIT,
+    PLACEMENT_BEST_FIT,
+    PLACEMENT_SPREAD,
+    PLACEMENT_GAVEL
+};
+
+struct placement_slot {
+    int32_t free;
+    uint32_t node;
+};
+
 struct placement {
-    int32_t *taken;     /* per node, slots taken this pass (n_nodes entries) */
-    uint32_t *touched;  /* nodes with taken != 0 */
+    int32_t *taken;     /* per node, slots taken this pass (n_nodes entries); < 0 when released */
+    uint32_t *touched;  /* nodes whose taken changed this pass */
+    uint8_t *is_touched;
     uint32_t n_touched;
+    /* nodes released this pass that the view lists as full (not in
+     * nodes_with_free): candidates after the view's list */
+    uint32_t *extra;
+    uint8_t *is_extra;
+    uint32_t n_extra;
+    enum placement_strategy strategy;
+    int32_t type_filter; /* gavel: only nodes of this type count as free; -1 = all */
+    struct placement_slot *slots_scratch; /* n_nodes entries: candidates to sort */
     int64_t taken_total;
     uint32_t n_nodes;
     uint32_t *bucket_start; /* counting sort by free slots */
@@ -48,5 +89,16 @@ int32_t placement_free(const struct placement *p, const struct cluster_view *vie
  * ran out. *first / *count describe the appended allocations. */
 int placement_pack(struct placement *p, const struct cluster_view *view, int32_t slots,
                    struct policy_decisions *out, uint32_t *first, uint32_t *count);
+/* Places job with the instance's strategy; returns as placement_pack(). */
+int placement_place(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                    struct policy_decisions *out, uint32_t *first, uint32_t *count);
+/* Gives back `slots` on node (a running job preempted this pass). Returns 0
+ * or -1 (memory). */
+int placement_give_back(struct placement *p, const struct cluster_view *view, uint32_t node, int32_t slots);
+/* Free slots this pass (view's free, minus taken, plus released), up nodes only. */
+int64_t placement_pool(const struct placement *p, const struct cluster_view *view);
+
+int placement_parse(const char *name, size_t len, enum placement_strategy *s);
+const char *placement_name(enum placement_strategy s);
 
 #endif

@@ -172,4 +172,21 @@ struct policy_ops {
 typedef const struct policy_ops *(*policy_entry_fn)(void);
 #define POLICY_ENTRY_SYMBOL "fleetsim_policy_entry"
 
+/* One row of a policy's parameter table: what `fleetsim policy describe`
+ * prints and what create() accepts in its params string
+ * ("name=value,name=value"). Names carry their unit (half_life_s). A
+ * built-in lists its rows in the registry (policies/registry.h); a plugin may
+ * export `const struct policy_param *fleetsim_policy_params(size_t *n)` for
+ * the same purpose. policy_ops itself is unchanged, so plugins built before
+ * this struct existed still load. */
+struct policy_param {
+    const char *name;
+    const char *type;          /* "number", "integer", "0|1", "list T:V;T:V", ... */
+    const char *default_value; /* as text, as the user would write it */
+    const char *summary;
+};
+
+typedef const struct policy_param *(*policy_params_fn)(size_t *n);
+#define POLICY_PARAMS_SYMBOL "fleetsim_policy_params"
+
 #endif

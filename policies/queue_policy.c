@@ -1,55 +1,249 @@
 #include "policies/queue_policy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policies/backfill.h"
+#include "policies/multifactor.h"
 #include "policies/ordering.h"
+#include "policies/params.h"
+#include "policies/preempt.h"
+#include "policies/quota.h"
+#include "policies/registry.h"
+#include "policies/srtf.h"
+#include "policies/tiresias.h"
+
+enum rank_kind { RANK_CLASSIC, RANK_MULTIFACTOR, RANK_TIRESIAS, RANK_SRTF };
+
+/* Sort key when a quota puts the jobs that fit their quota first. */
+struct quota_key {
+    double first; /* -1 fits its quota, 0 does not */
+    struct ordering_key key;
+};
 
 struct queue_policy {
-    enum ordering_kind ordering;
+    enum rank_kind rank;
+    enum ordering_kind ordering; /* RANK_CLASSIC */
     enum backfill_mode mode;
+    struct multifactor *mf;
+    struct tiresias tiresias;
+    struct srtf srtf;
+    struct quota *quota;
+    int preempting;
+    struct preempt preempt;
+    struct backfill_hooks hooks;
+
     struct ordering_key *keys;
+    struct quota_key *qkeys;
     uint32_t *order;
+    double *tier_queued;
     uint32_t cap;
+    double *tier_running;
+    uint32_t cap_running;
     uint32_t identity_len; /* FCFS: order[0..identity_len) == 0, 1, 2, ... */
     struct placement placement;
     struct profile profile;
     struct backfill_pass pass;
 };
 
+static void queue_policy_destroy(void *state);
+
+/* ---- the hooks the pass calls ---- */
+
+static int hook_admit(void *ctx, const struct policy_job *job)
+{
+    struct queue_policy *q = ctx;
+    return !q->quota || quota_admit(q->quota, job);
+}
+
+static void hook_started(void *ctx, const struct policy_job *job)
+{
+    struct queue_policy *q = ctx;
+    if (q->quota)
+        quota_started(q->quota, job);
+}
+
+static int hook_may_take(void *ctx, const struct policy_job *job)
+{
+    struct queue_policy *q = ctx;
+    return !q->quota || quota_over(q->quota, job->team);
+}
+
+static void hook_account(void *ctx, const struct policy_job *job, int sign)
+{
+    struct queue_policy *q = ctx;
+    if (!q->quota)
+        return;
+    if (sign < 0)
+        quota_stopped(q->quota, job);
+    else
+        quota_started(q->quota, job);
+}
+
+static int hook_make_room(void *ctx, struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
+{
+    struct queue_policy *q = ctx;
+    double tier = q->tier_queued[qi];
+    if (q->quota) {
+        /* reclaiming is for a job that fits its quota now */
+        if (!quota_reclaims(q->quota) || !quota_fits(q->quota, &pass->view->queued[qi]))
+            return 1;
+        tier = 1;
+    }
+    return preempt_make_room(&q->preempt, pass, qi, tier, free_now, hook_may_take, hook_account, q);
+}
+
+/* ---- create: the spec's components ---- */
+
+static int component_params(const struct policy_component *c, const struct spec_part *part, struct params *p,
+                            char *err, size_t err_len)
+{
+    return params_parse(p, c->name, c->params, c->n_params ? *c->n_params : 0, part->params, part->params_len, err,
+                        err_len);
+}
+
+static int unknown_component(const char *spec, const struct spec_part *part, int first, char *err, size_t err_len)
+{
+    char names[512];
+    if (first) {
+        policy_registry_names(POLICY_COMPONENT_ORDERING, names, sizeof names);
+        snprintf(err, err_len, "unknown ordering '%.*s' in policy '%s' (orderings: %s)", (int)part->name_len,
+                 part->name, spec, names);
+        return -1;
+    }
+    char fills[256], places[256];
+    policy_registry_names(POLICY_COMPONENT_BACKFILL, fills, sizeof fills);
+    policy_registry_names(POLICY_COMPONENT_PLACEMENT, places, sizeof places);
+    const char *all[64];
+    size_t n = 0;
+    for (size_t i = 0; i < policy_registry_component_count() && n < 64; i++)
+        if (policy_registry_component_at(i)->kind != POLICY_COMPONENT_ORDERING)
+            all[n++] = policy_registry_component_at(i)->name;
+    const char *near = part->name_len == 8 && strncmp(part->name, "backfill", 8) == 0
+                           ? "easy"
+                           : params_nearest(part->name, part->name_len, all, n);
+    char hint[64] = "";
+    if (near)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    snprintf(err, err_len,
+             "unknown backfilling '%.*s' in policy '%s' (backfilling: %s; placement: %s; also preempt, quota)%s",
+             (int)part->name_len, part->name, spec, fills, places, hint);
+    return -1;
+}
+
+static int set_ordering(struct queue_policy *q, const struct policy_component *c, const struct params *p, char *err,
+                        size_t err_len)
+{
+    if (ordering_parse(c->name, strlen(c->name), &q->ordering) == 0) {
+        q->rank = RANK_CLASSIC;
+        return 0;
+    }
+    if (!strcmp(c->name, "multifactor") || !strcmp(c->name, "fairshare")) {
+        q->rank = RANK_MULTIFACTOR;
+        q->mf = multifactor_new(p, err, err_len);
+        return q->mf ? 0 : -1;
+    }
+    if (!strcmp(c->name, "tiresias")) {
+        q->rank = RANK_TIRESIAS;
+        return tiresias_init(&q->tiresias, p, err, err_len);
+    }
+    q->rank = RANK_SRTF;
+    return srtf_init(&q->srtf, p, err, err_len);
+}
+
+static int compose(struct queue_policy *q, const char *spec, char *err, size_t err_len)
+{
+    struct spec_part parts[SPEC_PARTS_MAX];
+    size_t n;
+    if (params_split_spec(spec, parts, &n, err, err_len) != 0)
+        return -1;
+    const struct policy_component *seen[5] = {NULL};
+    struct params *p = malloc(sizeof *p);
+    if (!p) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    int have_preempt = 0, rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct policy_component *c = policy_registry_component(parts[i].name, parts[i].name_len);
+        if (!c || (i == 0) != (c->kind == POLICY_COMPONENT_ORDERING)) {
+            if (c && i > 0)
+                snprintf(err, err_len, "ordering '%s' must come first in policy '%s', and only once", c->name, spec);
+            else if (c)
+                snprintf(err, err_len, "policy '%s' must start with an ordering, not %s '%s'", spec,
+                         policy_component_kind_name(c->kind), c->name);
+            else
+                unknown_component(spec, &parts[i], i == 0, err, err_len);
+            goto done;
+        }
+        if (seen[c->kind]) {
+            snprintf(err, err_len, "policy '%s' has two %s components, '%s' and '%s'", spec,
+                     policy_component_kind_name(c->kind), seen[c->kind]->name, c->name);
+            goto done;
+        }
+        seen[c->kind] = c;
+        if (component_params(c, &parts[i], p, err, err_len) != 0)
+            goto done;
+        switch (c->kind) {
+        case POLICY_COMPONENT_ORDERING:
+            if (set_ordering(q, c, p, err, err_len) != 0)
+                goto done;
+            q->mode = q->rank == RANK_TIRESIAS || q->rank == RANK_SRTF ? BACKFILL_GREEDY : BACKFILL_NONE;
+            break;
+        case POLICY_COMPONENT_BACKFILL:
+            backfill_parse(c->name, strlen(c->name), &q->mode);
+            break;
+        case POLICY_COMPONENT_PLACEMENT:
+            placement_parse(c->name, strlen(c->name), &q->placement.strategy);
+            break;
+        case POLICY_COMPONENT_PREEMPTION:
+            if (preempt_init(&q->preempt, p, err, err_len) != 0)
+                goto done;
+            have_preempt = 1;
+            break;
+        case POLICY_COMPONENT_QUOTA:
+            q->quota = quota_new(p, err, err_len);
+            if (!q->quota)
+                goto done;
+            break;
+        }
+    }
+    if (!have_preempt)
+        preempt_init(&q->preempt, NULL, err, err_len);
+    q->preempting = have_preempt || q->rank == RANK_TIRESIAS || q->rank == RANK_SRTF ||
+                    (q->quota && quota_reclaims(q->quota));
+    if (q->rank == RANK_SRTF && !q->quota)
+        q->preempt.margin = srtf_tier_margin(&q->srtf);
+    if (q->preempting && q->mode == BACKFILL_CONSERVATIVE) {
+        snprintf(err, err_len,
+                 "policy '%s': preemption does not combine with conservative backfilling (its reservations "
+                 "assume running jobs end at their estimate); use easy or greedy, or drop the preemption",
+                 spec);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(p);
+    return rc;
+}
+
 static int queue_policy_create(const char *params, void **state, char *err, size_t err_len)
 {
     const char *spec = params && *params ? params : "fcfs";
-    const char *plus = strchr(spec, '+');
-    size_t olen = plus ? (size_t)(plus - spec) : strlen(spec);
-    enum ordering_kind ordering;
-    enum backfill_mode mode = BACKFILL_NONE;
-    if (ordering_parse(spec, olen, &ordering) != 0) {
-        snprintf(err, err_len,
-                 "unknown ordering '%.*s' in policy '%s' (orderings: fcfs, sjf, f1, wfp3, unicep)",
-                 (int)olen, spec, spec);
-        return -1;
-    }
-    if (plus) {
-        const char *b = plus + 1;
-        if (backfill_parse(b, strlen(b), &mode) != 0) {
-            snprintf(err, err_len,
-                     "unknown backfilling '%s' in policy '%s' (backfilling: none, easy, conservative)%s",
-                     b, spec, strcmp(b, "backfill") == 0 ? "; did you mean 'easy'?" : "");
-            return -1;
-        }
-    }
     struct queue_policy *q = calloc(1, sizeof *q);
     if (!q) {
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    q->ordering = ordering;
-    q->mode = mode;
     placement_init(&q->placement);
     profile_init(&q->profile);
+    if (compose(q, spec, err, err_len) != 0) {
+        queue_policy_destroy(q);
+        return -1;
+    }
+    q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
     return 0;
 }
@@ -60,13 +254,126 @@ static void queue_policy_destroy(void *state)
     if (!q)
         return;
     free(q->keys);
+    free(q->qkeys);
     free(q->order);
+    free(q->tier_queued);
+    free(q->tier_running);
+    multifactor_free(q->mf);
+    quota_free(q->quota);
+    preempt_release(&q->preempt);
     placement_release(&q->placement);
     profile_release(&q->profile);
     free(q->pass.started_end);
     free(q->pass.started_slots);
     free(q->pass.placing);
     free(q);
+}
+
+/* ---- decide ---- */
+
+static int grow_queued(struct queue_policy *q, uint32_t n)
+{
+    if (n <= q->cap)
+        return 0;
+    uint32_t cap = q->cap ? q->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    struct ordering_key *keys = realloc(q->keys, cap * sizeof *keys);
+    if (!keys)
+        return -1;
+    q->keys = keys;
+    uint32_t *order = realloc(q->order, cap * sizeof *order);
+    if (!order)
+        return -1;
+    q->order = order;
+    double *tq = realloc(q->tier_queued, cap * sizeof *tq);
+    if (!tq)
+        return -1;
+    q->tier_queued = tq;
+    if (q->quota) {
+        struct quota_key *qk = realloc(q->qkeys, cap * sizeof *qk);
+        if (!qk)
+            return -1;
+        q->qkeys = qk;
+    }
+    q->cap = cap;
+    return 0;
+}
+
+static int key_cmp(const void *pa, const void *pb)
+{
+    return ordering_key_compare(pa, pb);
+}
+
+static int quota_key_cmp(const void *pa, const void *pb)
+{
+    const struct quota_key *a = pa, *b = pb;
+    if (a->first != b->first)
+        return a->first < b->first ? -1 : 1;
+    return ordering_key_compare(&a->key, &b->key);
+}
+
+/* Attained GPU microseconds of a running job now. */
+static double attained_now(const struct cluster_view *v, const struct policy_running *r)
+{
+    int64_t ran = v->now_us - r->start_us;
+    return (double)r->job.attained_us + (ran > 0 ? (double)r->job.slots * (double)ran : 0);
+}
+
+/* Keys of every queued job into q->keys (not sorted); tiers too. */
+static int rank_queued(struct queue_policy *q, const struct cluster_view *v)
+{
+    if (q->rank == RANK_MULTIFACTOR && multifactor_keys(q->mf, v, q->keys) != 0)
+        return -1;
+    for (uint32_t i = 0; i < v->n_queued; i++) {
+        const struct policy_job *j = &v->queued[i];
+        switch (q->rank) {
+        case RANK_CLASSIC:
+            q->keys[i] = ordering_key_of(q->ordering, j, v->now_us, 0, i);
+            q->tier_queued[i] = preempt_tier_of(&q->preempt, j);
+            break;
+        case RANK_MULTIFACTOR:
+            q->tier_queued[i] = preempt_tier_of(&q->preempt, j);
+            break;
+        case RANK_TIRESIAS:
+            q->keys[i] = tiresias_key(&q->tiresias, j, v->now_us, i);
+            q->tier_queued[i] = -q->keys[i].primary;
+            break;
+        case RANK_SRTF:
+            q->keys[i] = srtf_key(j, i);
+            q->tier_queued[i] = srtf_tier(j, (double)j->attained_us);
+            break;
+        }
+    }
+    return 0;
+}
+
+static int rank_running(struct queue_policy *q, const struct cluster_view *v)
+{
+    if (v->n_running > q->cap_running) {
+        double *t = realloc(q->tier_running, v->n_running * sizeof *t);
+        if (!t)
+            return -1;
+        q->tier_running = t;
+        q->cap_running = v->n_running;
+    }
+    for (uint32_t r = 0; r < v->n_running; r++) {
+        const struct policy_running *run = &v->running[r];
+        switch (q->rank) {
+        case RANK_CLASSIC:
+        case RANK_MULTIFACTOR:
+            q->tier_running[r] = preempt_tier_of(&q->preempt, &run->job);
+            break;
+        case RANK_TIRESIAS:
+            q->tier_running[r] =
+                -(double)tiresias_queue(&q->tiresias, attained_now(v, run), 0, run->job.slots);
+            break;
+        case RANK_SRTF:
+            q->tier_running[r] = srtf_tier(&run->job, attained_now(v, run));
+            break;
+        }
+    }
+    return 0;
 }
 
 static int queue_policy_decide(void *state, const struct cluster_view *view, struct policy_decisions *out)
@@ -76,48 +383,68 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
     out->n_allocs = 0;
     if (view->n_queued == 0)
         return 0;
-    /* Nothing can start on a full machine; conservative still has nothing to
-     * start, and its reservations are informational. */
-    if (view->free_slots <= 0)
+    /* Nothing can start on a full machine unless something is preempted;
+     * conservative still has nothing to start, and its reservations are
+     * informational. */
+    if (view->free_slots <= 0 && !q->preempting)
         return 0;
-    if (view->n_queued > q->cap) {
-        uint32_t cap = q->cap ? q->cap : 256;
-        while (cap < view->n_queued)
-            cap *= 2;
-        struct ordering_key *keys = realloc(q->keys, cap * sizeof *keys);
-        if (!keys)
-            return -1;
-        q->keys = keys;
-        uint32_t *order = realloc(q->order, cap * sizeof *order);
-        if (!order)
-            return -1;
-        q->order = order;
-        q->cap = cap;
-    }
-    if (q->ordering == ORDERING_FCFS) {
+    if (grow_queued(q, view->n_queued) != 0)
+        return -1;
+    int classic = q->rank == RANK_CLASSIC && !q->quota && !q->preempting;
+    if (classic && q->ordering == ORDERING_FCFS) {
         /* FCFS order is the arrival order: the identity, kept across passes
          * so a pass does not pay for the length of the queue. */
         for (; q->identity_len < view->n_queued; q->identity_len++)
             q->order[q->identity_len] = q->identity_len;
-    } else {
+    } else if (classic) {
         q->identity_len = 0;
         ordering_sort(q->ordering, view, 0, q->keys, q->order);
+    } else {
+        q->identity_len = 0;
+        if (rank_queued(q, view) != 0)
+            return -1;
+        if (q->preempting && rank_running(q, view) != 0)
+            return -1;
+        if (q->quota) {
+            if (quota_begin(q->quota, view, q->preempting ? q->tier_running : NULL) != 0)
+                return -1;
+            for (uint32_t i = 0; i < view->n_queued; i++)
+                q->qkeys[i] = (struct quota_key){quota_fits(q->quota, &view->queued[i]) ? -1.0 : 0.0, q->keys[i]};
+            qsort(q->qkeys, view->n_queued, sizeof *q->qkeys, quota_key_cmp);
+            for (uint32_t i = 0; i < view->n_queued; i++)
+                q->order[i] = q->qkeys[i].key.index;
+        } else {
+            qsort(q->keys, view->n_queued, sizeof *q->keys, key_cmp);
+            for (uint32_t i = 0; i < view->n_queued; i++)
+                q->order[i] = q->keys[i].index;
+        }
+        if (q->preempting && preempt_begin(&q->preempt, view, q->tier_running) != 0)
+            return -1;
     }
     q->pass.view = view;
     q->pass.order = q->order;
     q->pass.out = out;
     q->pass.placement = &q->placement;
     q->pass.profile = &q->profile;
+    q->pass.hooks = q->quota || q->preempting ? &q->hooks : NULL;
+    q->pass.skip_running = q->preempting ? q->preempt.taken : NULL;
     return backfill_run(q->mode, &q->pass);
+}
+
+static void queue_policy_observe(void *state, const struct policy_event *ev)
+{
+    struct queue_policy *q = state;
+    if (q->mf)
+        multifactor_observe(q->mf, ev);
 }
 
 const struct policy_ops queue_policy_ops = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "queue",
-    .summary = "a queue ordering (fcfs, sjf, f1, wfp3, unicep) with optional backfilling "
-               "(none, easy, conservative), e.g. 'sjf+easy'",
+    .summary = "ORDERING[+BACKFILL][+PLACEMENT][+preempt][+quota], each with optional (name=value,...) "
+               "parameters, e.g. 'sjf+easy' or 'fairshare(half_life_s=3600)+easy+pack'",
     .create = queue_policy_create,
     .destroy = queue_policy_destroy,
     .decide = queue_policy_decide,
-    .observe = NULL,
+    .observe = queue_policy_observe,
 };

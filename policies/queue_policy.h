@@ -1,7 +1,27 @@
-/* queue_policy: the composed policy "ORDERING[+BACKFILL]", e.g. "sjf+easy".
- * An ordering (policies/ordering.h) ranks the waiting jobs, a backfill mode
- * (policies/backfill.h) decides which of them start, and placement_pack()
- * picks their nodes. Without "+BACKFILL" the mode is "none".
+/* queue_policy: the composed policy. A spec names components joined by '+',
+ * each with optional parameters in parentheses (policies/params.h):
+ *
+ *   ORDERING[+BACKFILL][+PLACEMENT][+preempt(...)][+quota(...)]
+ *
+ * e.g. "sjf+easy", "fairshare(half_life_s=3600)+easy+pack", "tiresias+spread",
+ * "fcfs+easy+quota(guarantee=0:64;1:32)". The registry lists the components
+ * and their parameter tables (policies/registry.h).
+ *
+ *  - The ordering ranks the waiting jobs: fcfs, sjf, f1, wfp3, unicep
+ *    (policies/ordering.h), multifactor and fairshare (multifactor.h),
+ *    tiresias (tiresias.h), srtf (srtf.h).
+ *  - A quota (quota.h) puts the jobs that fit their team's guarantee first,
+ *    holds back or lets borrow the others, and reclaims by preemption.
+ *  - The backfilling mode (backfill.h) decides which start: none, easy,
+ *    conservative, greedy. Default none; greedy for tiresias and srtf.
+ *  - The placement (placement.h) picks their nodes: pack (default),
+ *    first-fit, best-fit, spread, gavel. Every one is gang-safe.
+ *  - Preemption (preempt.h) makes room for a job that does not fit by
+ *    stopping jobs of a lower tier. It is on with +preempt, with tiresias
+ *    and srtf (tiers from attained service or remaining time), and with a
+ *    quota that reclaims (tiers: within the guarantee or borrowing).
+ *
+ * Specs without the new components decide exactly as before they existed.
  */
 #ifndef FLEETSIM_POLICIES_QUEUE_POLICY_H
 #define FLEETSIM_POLICIES_QUEUE_POLICY_H

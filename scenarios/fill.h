@@ -26,6 +26,11 @@ int fill_cluster(struct fill *f, yaml_node_t *root);
 int fill_runtime(struct fill *f, yaml_node_t *root);
 int fill_failures(struct fill *f, yaml_node_t *root);
 int fill_procurement(struct fill *f, yaml_node_t *root);
+int fill_workload(struct fill *f, yaml_node_t *root);
+int fill_horizon(struct fill *f, yaml_node_t *root);
+int fill_forecast(struct fill *f, yaml_node_t *root);
+int fill_plan(struct fill *f, yaml_node_t *root);
+int fill_sweep(struct fill *f, yaml_node_t *root);
 
 /* The catalog index of the node type named by `value`, or -1 after an error
  * that suggests the nearest known name. */
@@ -34,6 +39,13 @@ int fill_node_type_ref(struct fill *f, yaml_node_t *value);
  * reader status. */
 enum reader_status fill_number(struct fill *f, yaml_node_t *map, const char *path, double *dst);
 enum reader_status fill_int(struct fill *f, yaml_node_t *map, const char *path, int64_t *dst);
+/* A SCHEMA_DATE_OR_DURATION key of map m at schema path `path`: a date
+ * (needs start_date, not before it) or a duration from the start, as
+ * microseconds from the start. Returns 0, or -1 (reported, or absent). */
+int fill_time(struct fill *f, yaml_node_t *m, const char *path, const char *shown, sim_time *us);
+/* Whether a policy spec names a built-in policy (a path to a plugin, with a
+ * '/' or ending in .so, is the host's to load and passes); reports at node. */
+int fill_policy_ok(struct fill *f, yaml_node_t *node, const char *shown, const char *spec);
 /* "a.b[3].c" from a prefix shown to people and a key. */
 void fill_shown(char *buf, size_t len, const char *prefix, size_t index, const char *key);
 

@@ -6,14 +6,12 @@
 
 #include "scenarios/fill.h"
 
-/* An `at` key: a date (needs start_date, not before it) or a duration from
- * the start, as microseconds from the start. Returns 0 or -1. */
-static int time_fill(struct fill *f, yaml_node_t *m, const char *path, const char *shown, sim_time *us)
+int fill_time(struct fill *f, yaml_node_t *m, const char *path, const char *shown, sim_time *us)
 {
     struct schema_value v;
     if (reader_value(f->r, m, path, &v) != READER_GIVEN)
         return -1;
-    yaml_node_t *node = reader_get(f->r, m, "at");
+    yaml_node_t *node = reader_get(f->r, m, schema_key_name(schema_find(path)));
     if (!v.is_date) {
         *us = llround(v.num * 1e6);
         return 0;
@@ -43,7 +41,7 @@ static int order_fill(struct fill *f, yaml_node_t *list, size_t i)
     struct purchase_order o;
     memset(&o, 0, sizeof o);
     yaml_node_t *type = reader_get(f->r, m, "node_type");
-    int ok = time_fill(f, m, "procurement.orders[].at", at, &o.order_us) == 0;
+    int ok = fill_time(f, m, "procurement.orders[].at", at, &o.order_us) == 0;
     o.type = type ? fill_node_type_ref(f, type) : -1;
     ok &= o.type >= 0;
     ok &= fill_int(f, m, "procurement.orders[].count", &o.count) == READER_GIVEN;
@@ -101,7 +99,7 @@ static int retirement_fill(struct fill *f, yaml_node_t *list, size_t i)
     struct retirement r;
     memset(&r, 0, sizeof r);
     yaml_node_t *type = reader_get(f->r, m, "node_type");
-    int ok = time_fill(f, m, "procurement.retirements[].at", at, &r.at_us) == 0;
+    int ok = fill_time(f, m, "procurement.retirements[].at", at, &r.at_us) == 0;
     r.type = type ? fill_node_type_ref(f, type) : -1;
     ok &= r.type >= 0;
     ok &= fill_int(f, m, "procurement.retirements[].count", &r.count) == READER_GIVEN;

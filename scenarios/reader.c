@@ -265,6 +265,8 @@ static void walk_map(struct reader *r, yaml_node_t *map, const struct walk_path 
             continue;
         struct walk_path child;
         const struct schema_key *k = path_child(&child, at, reader_text(key)) == 0 ? schema_find(child.schema) : NULL;
+        if (!k && (k = schema_wildcard(at->schema)) != NULL)
+            snprintf(child.schema, sizeof child.schema, "%s", k->path); /* a data key: checked when filled */
         if (!k) {
             report_unknown(r, key, at);
             continue;
@@ -337,6 +339,17 @@ enum reader_status reader_value(struct reader *r, const yaml_node_t *map, const 
     if (!k->def)
         return READER_ABSENT;
     return schema_convert(k, path, k->def, 0, v, msg, sizeof msg) == 0 ? READER_DEFAULT : READER_BAD;
+}
+
+enum reader_status reader_scalar(struct reader *r, const yaml_node_t *node, const char *path, struct schema_value *v)
+{
+    const struct schema_key *k = schema_find(path);
+    char msg[ERR_MSG_MAX];
+    (void)r;
+    if (!k || !node || node->type != YAML_SCALAR_NODE || reader_is_null(node))
+        return READER_BAD;
+    return schema_convert(k, path, reader_text(node), is_quoted(node), v, msg, sizeof msg) == 0 ? READER_GIVEN
+                                                                                             : READER_BAD;
 }
 
 /* Which parameters each kind takes, in the order of struct distribution's a, b. */

@@ -72,6 +72,10 @@ enum reader_status {
  * its last component is looked up in map), converted per the schema. */
 enum reader_status reader_value(struct reader *r, const yaml_node_t *map, const char *path,
                                 struct schema_value *v);
+/* The value of one scalar node (a list item, a value under a "*" row)
+ * converted against the row at `path`; READER_BAD when it is not a valid
+ * scalar (the walk reported it). */
+enum reader_status reader_scalar(struct reader *r, const yaml_node_t *node, const char *path, struct schema_value *v);
 /* A SCHEMA_DISTRIBUTION key: a duration (fixed), or a mapping of a kind and
  * its parameters, all in seconds. Reports wrong or missing parameters and
  * lo > hi, naming the key as `shown`. */

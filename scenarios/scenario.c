@@ -12,13 +12,17 @@
 
 /* The sections, in the order they are filled: the catalog before the
  * partitions that name its types, the cluster before the procurement that
- * retires its nodes. A new section is a row here plus its schema rows. */
+ * retires its nodes, runtime (the default class) before the workload, the
+ * cluster before the plan's default candidates. A new section is a row here
+ * plus its schema rows. */
 static const struct section {
     const char *key;
     int (*fill)(struct fill *f, yaml_node_t *root);
 } sections[] = {
     {"(top level)", fill_top},    {"node_types", fill_node_types}, {"cluster", fill_cluster},
     {"runtime", fill_runtime},    {"failures", fill_failures},     {"procurement", fill_procurement},
+    {"workload", fill_workload},  {"horizon", fill_horizon},       {"forecast", fill_forecast},
+    {"plan", fill_plan},          {"sweep", fill_sweep},
 };
 
 void scenario_init(struct scenario *s)
@@ -33,6 +37,17 @@ void scenario_init(struct scenario *s)
     s->comm_fraction[JOB_CLASS_TRAINING] = 0.2;
     s->comm_fraction[JOB_CLASS_FINETUNE] = 0.1;
     s->comm_fraction[JOB_CLASS_INFERENCE] = 0.0;
+    /* the planner's sections: the schema rows' defaults */
+    workload_spec_init(&s->workload);
+    s->horizon = (struct horizon_spec){52 * 7 * 86400 * SIM_US_PER_S, PERIOD_QUARTER, 13 * 7 * 86400 * SIM_US_PER_S,
+                                       86400 * SIM_US_PER_S};
+    s->forecast.replications = 20;
+    snprintf(s->forecast.policy, sizeof s->forecast.policy, "fcfs+easy");
+    s->plan.confidence = 0.9;
+    s->plan.max_nodes = 1024;
+    s->plan.step_nodes = 1;
+    s->plan.lead_time_s = (struct distribution){DIST_FIXED, 26 * 7 * 86400.0, 0};
+    s->plan.burn_in_s = 7 * 86400.0;
 }
 
 void scenario_release(struct scenario *s)
@@ -44,6 +59,10 @@ void scenario_release(struct scenario *s)
     free(s->partitions);
     failure_spec_release(&s->failures);
     procurement_spec_release(&s->procurement);
+    workload_spec_release(&s->workload);
+    free(s->plan.candidate_types);
+    free(s->sweep.growth);
+    free(s->sweep.policies);
     memset(s, 0, sizeof *s);
 }
 

@@ -22,7 +22,9 @@
 #include "models/failures.h"
 #include "models/node_types.h"
 #include "models/procurement.h"
+#include "sim/engine.h"
 #include "sim/err.h"
+#include "traces/synth.h"
 
 enum { PARTITION_NAME_MAX = 32 };
 
@@ -30,6 +32,42 @@ struct partition_spec {
     char name[PARTITION_NAME_MAX];
     int32_t type; /* index into catalog */
     int64_t nodes;
+};
+
+/* The planner's sections (issue #4). */
+enum period_kind { PERIOD_WEEK, PERIOD_MONTH, PERIOD_QUARTER };
+enum { POLICY_SPEC_MAX = 128 };
+
+struct horizon_spec {
+    sim_time length_us;       /* default 4 quarters */
+    enum period_kind period;  /* default quarter; a month is 365/12 days, a quarter 13 weeks */
+    sim_time period_us;
+    sim_time sample_us;       /* time series step, default 1 day */
+};
+
+struct forecast_spec {
+    uint32_t replications;          /* default 20 */
+    char policy[POLICY_SPEC_MAX];   /* default "fcfs+easy" */
+};
+
+struct plan_spec {
+    int has_slo;
+    char slo_metric[16];      /* "p50_wait", "p95_wait", "p99_wait" */
+    double slo_threshold_s;
+    double confidence;        /* share of replications that must meet the SLO, default 0.9 */
+    int32_t *candidate_types; /* catalog indices the planner may order; default: the partitions' types */
+    size_t n_candidates;
+    int64_t max_nodes;        /* per order, default 1024 */
+    int64_t step_nodes;       /* order sizes are multiples of this, default 1 */
+    struct distribution lead_time_s;     /* for the orders the planner adds; default fixed 26w */
+    double burn_in_s;                    /* default 7d */
+};
+
+struct sweep_spec {
+    double *growth;           /* values for every team's growth_per_quarter */
+    size_t n_growth;
+    char (*policies)[POLICY_SPEC_MAX];
+    size_t n_policies;
 };
 
 struct scenario {
@@ -44,6 +82,13 @@ struct scenario {
     double comm_fraction[JOB_CLASS_COUNT];
     struct failure_spec failures;
     struct procurement_spec procurement;
+    /* planner sections; has_workload is 0 when the file has no workload */
+    int has_workload;
+    struct workload_spec workload;
+    struct horizon_spec horizon;
+    struct forecast_spec forecast;
+    struct plan_spec plan;
+    struct sweep_spec sweep;
 };
 
 void scenario_init(struct scenario *s);

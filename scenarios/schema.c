@@ -32,6 +32,35 @@
         {"failures.checkpoint." cls ".overhead", SCHEMA_DURATION, NULL, 0, NAN, overhead, 0,              \
          "time spent writing one checkpoint (less than the interval)"}
 
+/* A team's runtime for one class: a duration (fixed), a distribution as in
+ * DIST_ROWS (but `distribution` is not required: `empirical` may stand
+ * instead; fill_workload checks that exactly one is given). */
+#define RUNTIME_ROWS(cls)                                                                                \
+    {"workload.teams[].runtime." cls, SCHEMA_DISTRIBUTION, NULL, NAN, NAN, NULL, 0,                      \
+     cls " jobs: a duration, {distribution: KIND, ...} or {empirical: [durations]}"},                     \
+        {"workload.teams[].runtime." cls ".distribution", SCHEMA_ENUM,                                     \
+         "fixed|uniform|exponential|weibull|lognormal", NAN, NAN, NULL, 0,                                \
+         "kind; its parameters: fixed{value} uniform{lo,hi} exponential{mean} weibull{shape,scale} "      \
+         "lognormal{median,sigma}"},                                                                      \
+        {"workload.teams[].runtime." cls ".value", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0, "fixed: the value"}, \
+        {"workload.teams[].runtime." cls ".lo", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0, "uniform: the lowest value"}, \
+        {"workload.teams[].runtime." cls ".hi", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0,                    \
+         "uniform: the highest value (>= lo)"},                                                           \
+        {"workload.teams[].runtime." cls ".mean", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE, \
+         "exponential: the mean"},                                                                        \
+        {"workload.teams[].runtime." cls ".shape", SCHEMA_NUMBER, NULL, 0, 100, NULL, SCHEMA_MIN_EXCLUSIVE, \
+         "weibull: shape k (< 1: many short jobs and a long tail)"},                                      \
+        {"workload.teams[].runtime." cls ".scale", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE, \
+         "weibull: scale"},                                                                               \
+        {"workload.teams[].runtime." cls ".median", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE, \
+         "lognormal: the median"},                                                                        \
+        {"workload.teams[].runtime." cls ".sigma", SCHEMA_NUMBER, NULL, 0, 10, NULL, 0,                    \
+         "lognormal: standard deviation of the log"},                                                     \
+        {"workload.teams[].runtime." cls ".empirical", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,               \
+         "runtimes to resample uniformly, instead of a distribution"},                                    \
+        {"workload.teams[].runtime." cls ".empirical[]", SCHEMA_DURATION, NULL, 0, NAN, NULL,              \
+         SCHEMA_MIN_EXCLUSIVE, "one runtime"}
+
 const struct schema_key schema_keys[] = {
     /* top level */
     {"seed", SCHEMA_INT, NULL, 0, 9007199254740992.0, "1", 0,
@@ -154,6 +183,104 @@ const struct schema_key schema_keys[] = {
      "a node type present in the cluster"},
     {"procurement.retirements[].count", SCHEMA_INT, NULL, 1, 1000000, NULL, SCHEMA_REQUIRED,
      "how many nodes; at most those of the type present (initial plus ordered before)"},
+
+    /* workload (the planner's job source) */
+    {"workload", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
+     "the jobs a forecast simulates: synthetic teams, and optionally a trace replayed as the base load"},
+    {"workload.trace", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0,
+     "a trace (SWF, native JSONL, sacct -P export) replayed from the start as the base load, repeated "
+     "if shorter than the horizon; a relative path is relative to the scenario file"},
+    {"workload.base_growth_per_quarter", SCHEMA_NUMBER, NULL, -0.9, 100, "0", 0,
+     "growth of the base trace's load per 13 weeks, compounded: copies of its jobs are added (or jobs "
+     "dropped, below 0)"},
+    {"workload.teams", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "synthetic teams; each draws from its own random streams"},
+    {"workload.teams[]", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "one team"},
+    {"workload.teams[].name", SCHEMA_STRING, NULL, NAN, NAN, NULL, SCHEMA_REQUIRED,
+     "unique name (at most 47 characters); jobs carry it as their team"},
+    {"workload.teams[].jobs_per_hour", SCHEMA_NUMBER, NULL, 0, 1e6, NULL, SCHEMA_REQUIRED | SCHEMA_MIN_EXCLUSIVE,
+     "mean arrival rate at the start (Poisson), before the profiles, bursts and growth"},
+    {"workload.teams[].hourly", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "24 multipliers by hour of day (UTC), normalised to mean 1 (default: flat)"},
+    {"workload.teams[].hourly[]", SCHEMA_NUMBER, NULL, 0, 1e6, NULL, 0, "one hour's multiplier"},
+    {"workload.teams[].weekly", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "7 multipliers by day of week, Monday first, normalised to mean 1 (default: flat)"},
+    {"workload.teams[].weekly[]", SCHEMA_NUMBER, NULL, 0, 1e6, NULL, 0, "one day's multiplier"},
+    {"workload.teams[].bursts", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "intervals when the rate is multiplied (overlapping bursts multiply)"},
+    {"workload.teams[].bursts[]", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "one burst"},
+    {"workload.teams[].bursts[].start", SCHEMA_DATE_OR_DURATION, NULL, 0, NAN, NULL, SCHEMA_REQUIRED,
+     "first day (a date; needs start_date) or a duration from the start"},
+    {"workload.teams[].bursts[].end", SCHEMA_DATE_OR_DURATION, NULL, 0, NAN, NULL, SCHEMA_REQUIRED,
+     "end, exclusive (after start): a date or a duration from the start"},
+    {"workload.teams[].bursts[].multiplier", SCHEMA_NUMBER, NULL, 0, 1e6, NULL, SCHEMA_REQUIRED,
+     "rate multiplier during the burst"},
+    {"workload.teams[].gpus", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
+     "GPU count -> weight, e.g. {1: 0.4, 8: 0.5, 64: 0.1} (default: every job 1 GPU)"},
+    {"workload.teams[].gpus.*", SCHEMA_NUMBER, NULL, 0, NAN, NULL, 0,
+     "the weight of a GPU count (the key: an integer 1 to 1000000); weights need not sum to 1"},
+    {"workload.teams[].classes", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
+     "job class -> weight (default: all jobs of runtime.default_class)"},
+    {"workload.teams[].classes.training", SCHEMA_NUMBER, NULL, 0, NAN, NULL, 0, "pre-training"},
+    {"workload.teams[].classes.finetune", SCHEMA_NUMBER, NULL, 0, NAN, NULL, 0, "fine-tuning"},
+    {"workload.teams[].classes.inference", SCHEMA_NUMBER, NULL, 0, NAN, NULL, 0,
+     "inference services (long lifetimes)"},
+    {"workload.teams[].runtime", SCHEMA_MAP, NULL, NAN, NAN, NULL, SCHEMA_REQUIRED,
+     "runtime per job class, on the reference node (H100-SXM); every class with a weight needs one"},
+    RUNTIME_ROWS("training"),
+    RUNTIME_ROWS("finetune"),
+    RUNTIME_ROWS("inference"),
+    {"workload.teams[].limit_factor", SCHEMA_NUMBER, NULL, 1, 1000, "1", 0,
+     "requested time = runtime x this (1 = exact estimates)"},
+    {"workload.teams[].limit_round", SCHEMA_DURATION, NULL, 0, NAN, "0", 0,
+     "requested times are rounded up to a multiple of this (0 = not rounded)"},
+    {"workload.teams[].growth_per_quarter", SCHEMA_NUMBER, NULL, -0.9, 100, "0", 0,
+     "arrival-rate growth per 13 weeks, compounded continuously: rate x (1 + g)^(t / 13w)"},
+    {"workload.teams[].priority", SCHEMA_INT, NULL, -1000000, 1000000, "0", 0,
+     "the team's priority (QoS) for policies that use one; larger is more important"},
+
+    /* horizon */
+    {"horizon", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "how far a forecast looks and how it is reported"},
+    {"horizon.length", SCHEMA_DURATION, NULL, 0, 100 * 365 * 86400.0, "52w", SCHEMA_MIN_EXCLUSIVE,
+     "simulated time from the start (4 quarters of 13 weeks by default)"},
+    {"horizon.period", SCHEMA_ENUM, "week|month|quarter", NAN, NAN, "quarter", 0,
+     "the reporting period (a month is 365/12 days, a quarter 13 weeks)"},
+    {"horizon.sample", SCHEMA_DURATION, NULL, 0, NAN, "1d", SCHEMA_MIN_EXCLUSIVE,
+     "step of the time series (capacity, demand, queue) in the report"},
+
+    /* forecast */
+    {"forecast", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "Monte Carlo replications of the horizon"},
+    {"forecast.replications", SCHEMA_INT, NULL, 1, 10000, "20", 0,
+     "independent runs, each with its own derived seed; results show their spread"},
+    {"forecast.policy", SCHEMA_STRING, NULL, NAN, NAN, "fcfs+easy", 0,
+     "the scheduling policy, as --policy takes it (e.g. fcfs+easy, sjf+easy)"},
+
+    /* plan */
+    {"plan", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "what `fleetsim plan` may order to meet an SLO"},
+    {"plan.slo", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0,
+     "'METRIC <= DURATION', METRIC one of p50_wait, p95_wait, p99_wait, e.g. 'p95_wait <= 2h' "
+     "(--slo overrides it)"},
+    {"plan.confidence", SCHEMA_NUMBER, NULL, 0, 1, "0.9", SCHEMA_MIN_EXCLUSIVE,
+     "share of replications that must meet the SLO in every period"},
+    {"plan.candidates", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "node types the planner may order (default: the partitions' types)"},
+    {"plan.candidates[]", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0, "a node type of the catalog"},
+    {"plan.max_nodes", SCHEMA_INT, NULL, 1, 1000000, "1024", 0, "most nodes in one order"},
+    {"plan.step_nodes", SCHEMA_INT, NULL, 1, 1000000, "1", 0,
+     "order sizes are multiples of this (e.g. a scalable unit; at most max_nodes)"},
+    {"plan.lead_time", SCHEMA_DISTRIBUTION, NULL, NAN, NAN, "26w", 0,
+     "order to delivery for the orders the planner adds: a duration or a distribution"},
+    DIST_ROWS("plan.lead_time"),
+    {"plan.burn_in", SCHEMA_DURATION, NULL, 0, NAN, "7d", 0, "testing after delivery before the nodes take jobs"},
+
+    /* sweep */
+    {"sweep", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
+     "what-ifs in one scenario: every combination of the values is forecast side by side"},
+    {"sweep.growth", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "values for every team's growth_per_quarter (and the base trace's)"},
+    {"sweep.growth[]", SCHEMA_NUMBER, NULL, -0.9, 100, NULL, 0, "one growth per quarter"},
+    {"sweep.policy", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0, "policies to compare, as forecast.policy"},
+    {"sweep.policy[]", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0, "one policy"},
 };
 
 const size_t schema_key_count = sizeof schema_keys / sizeof *schema_keys;
@@ -164,6 +291,13 @@ const struct schema_key *schema_find(const char *path)
         if (strcmp(schema_keys[i].path, path) == 0)
             return &schema_keys[i];
     return NULL;
+}
+
+const struct schema_key *schema_wildcard(const char *parent_path)
+{
+    char path[512];
+    int n = snprintf(path, sizeof path, "%s.*", parent_path);
+    return n > 0 && (size_t)n < sizeof path ? schema_find(path) : NULL;
 }
 
 const char *schema_key_name(const struct schema_key *k)
@@ -279,7 +413,8 @@ const char *schema_nearest_key(const char *parent_path, const char *word)
     size_t n = 0;
     const struct schema_key *k;
     for (size_t i = 0; (k = schema_child(parent_path, i)) && n < 64; i++)
-        names[n++] = schema_key_name(k);
+        if (strcmp(schema_key_name(k), "*") != 0)
+            names[n++] = schema_key_name(k);
     return schema_nearest(word, names, n);
 }
 

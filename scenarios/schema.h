@@ -9,13 +9,17 @@
  * without the last component, and the keys valid inside a mapping are
  * exactly the rows whose parent is that mapping's path.
  *
+ * A row whose last component is "*" ("workload.teams[].gpus.*") stands for
+ * any key of that mapping: mappings whose keys are data (GPU count ->
+ * weight). The walk checks their values against the row; the fill function
+ * checks the keys.
+ *
  * Values are stored in one unit per type: durations and date offsets in
  * seconds, bandwidths in Gbps, sizes in bytes, power in watts, money in US
  * dollars. Ranges (min, max) are in those units; NAN means unbounded.
  *
- * To add a section (a later issue: workload, horizon, forecast): add its rows
- * here, in the order `help scenario` should list them, and a fill function
- * to the section table in scenario.c.
+ * To add a section: add its rows here, in the order `help scenario` should
+ * list them, and a fill function to the section table in scenario.c.
  */
 #ifndef FLEETSIM_SCENARIOS_SCHEMA_H
 #define FLEETSIM_SCENARIOS_SCHEMA_H
@@ -70,6 +74,8 @@ extern const struct schema_key schema_keys[];
 extern const size_t schema_key_count;
 
 const struct schema_key *schema_find(const char *path);
+/* The "*" row of the mapping at parent_path, or NULL. */
+const struct schema_key *schema_wildcard(const char *parent_path);
 /* The i-th key directly inside the mapping at parent_path ("" = top), or NULL
  * past the last. */
 const struct schema_key *schema_child(const char *parent_path, size_t i);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/node_types.h"
 #include "sim/atomic_file.h"
 #include "sim/units.h"
 #include "traces/textfile.h"
@@ -36,6 +37,7 @@ enum jsonl_use {
     JSONL_USER,
     JSONL_TEAM,
     JSONL_STATUS,
+    JSONL_CLASS,
     JSONL_IGNORED,
     JSONL_VERSION,
     JSONL_MAX_NODES,
@@ -61,6 +63,7 @@ static const struct jsonl_key jsonl_job_keys[] = {
     {"user", JSONL_STRING, JSONL_USER, 0, 0, 0, 0},
     {"team", JSONL_STRING, JSONL_TEAM, 0, 0, 0, 0},
     {"status", JSONL_INTEGER, JSONL_STATUS, 0, 0, -1, INT32_MAX},
+    {"class", JSONL_STRING, JSONL_CLASS, 0, 0, 0, 0},
     {"start_s", JSONL_NUMBER, JSONL_IGNORED, 0, 0, 0, JSONL_MAX_S},
     {"end_s", JSONL_NUMBER, JSONL_IGNORED, 0, 0, 0, JSONL_MAX_S},
     {"exit", JSONL_INTEGER, JSONL_IGNORED, 0, 0, INT32_MIN, INT32_MAX},
@@ -347,6 +350,22 @@ static int32_t jsonl_intern(struct jsonl_reader *r, struct string_table *t, cons
     return k;
 }
 
+/* "training", "finetune" or "inference" (models/node_types.h's names). */
+static int jsonl_class(struct jsonl_reader *r, const struct jsonl_line *ln, const json_t *v, int32_t *out)
+{
+    enum job_class k;
+    if (job_class_parse(json_string_value(v), &k) == 0) {
+        *out = (int32_t)k;
+        return 0;
+    }
+    long key_col, val_col;
+    jsonl_key_cols(ln, "class", &key_col, &val_col);
+    char q[TEXTFILE_QUOTE_CAP];
+    textfile_quote(q, sizeof q, json_string_value(v), json_string_length(v));
+    textfile_error(&r->rep, ln->line, val_col, "key 'class' is '%s', expected training, finetune or inference", q);
+    return -1;
+}
+
 static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_t *obj)
 {
     json_t *found[JSONL_N_JOB_KEYS];
@@ -383,6 +402,10 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
             break;
         case JSONL_STATUS:
             j.status = (int32_t)json_integer_value(v);
+            break;
+        case JSONL_CLASS:
+            if (jsonl_class(r, ln, v, &j.job_class) != 0)
+                return;
             break;
         default:
             break;
@@ -546,6 +569,8 @@ static void jsonl_put_job(FILE *f, const struct workload *w, const struct job *j
     }
     if (j->status != -1)
         fprintf(f, ",\"status\":%" PRId32, j->status);
+    if (j->job_class >= 0 && j->job_class < JOB_CLASS_COUNT)
+        fprintf(f, ",\"class\":\"%s\"", job_class_name((enum job_class)j->job_class));
     fputs("}\n", f);
 }
 

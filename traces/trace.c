@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "traces/jsonl.h"
+#include "traces/sacct.h"
 #include "traces/textfile.h"
 
 static int trace_ends_with(const char *s, const char *suffix)
@@ -36,9 +37,12 @@ enum trace_format trace_format_from_name(const char *path)
     return TRACE_AUTO;
 }
 
-/* A JSON Lines trace opens with '{'; an SWF log with ';' or a digit. */
+/* A sacct -P export opens with its "JobID...|..." header; a JSON Lines trace
+ * with '{'; an SWF log with ';' or a digit. */
 static enum trace_format trace_format_from_content(const char *data, size_t len)
 {
+    if (sacct_detect(data, len))
+        return TRACE_SACCT;
     size_t i = len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
         i++;
@@ -56,8 +60,9 @@ int trace_read(const char *path, enum trace_format fmt, enum swf_convention conv
         fmt = trace_format_from_name(path);
     if (fmt == TRACE_AUTO)
         fmt = trace_format_from_content(data, len);
-    int rc = fmt == TRACE_JSONL ? jsonl_read_buffer(path, data, len, w, diags, err)
-                                : swf_read_buffer(path, data, len, conv, w, diags, err);
+    int rc = fmt == TRACE_JSONL   ? jsonl_read_buffer(path, data, len, w, diags, err)
+             : fmt == TRACE_SACCT ? sacct_read_buffer(path, data, len, w, diags, err)
+                                  : swf_read_buffer(path, data, len, conv, w, diags, err);
     free(data);
     return rc;
 }

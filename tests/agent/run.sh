@@ -7,10 +7,12 @@
 # loop (the recorded trace replayed by fleetsim gives the same start order).
 # Runs as root (CI) or as a user (the uid tests are skipped then); needs no GPU.
 . tests/lib.sh
-AGENT=${AGENT:-$BUILD/fleetsim-agent}
-UNIT=$BUILD/tests/agent_unit_tests
-CHECK="python3 tests/agent/check.py"
 ROOT=$(pwd)
+AGENT=${AGENT:-$BUILD/fleetsim-agent}
+case $AGENT in /*) ;; *) AGENT=$ROOT/$AGENT ;; esac
+case $FLEETSIM in /*) ;; *) FLEETSIM=$ROOT/$FLEETSIM ;; esac
+UNIT=$BUILD/tests/agent_unit_tests
+CHECK="python3 $ROOT/tests/agent/check.py"
 AGENT_ENV=
 chmod 755 "$TMP"
 mkdir -p "$TMP/run" "$TMP/pub" "$TMP/work" "$TMP/lib"
@@ -81,59 +83,59 @@ chmod 755 "$TMP/cvd.sh" "$TMP/mark.sh"
 
 # write_config NAME [LINES...]
 write_config() {
-  name=$1; shift
+  _cn=$1; shift
   {
-    echo "socket = $TMP/run/$name.sock"
-    echo "state_dir = $TMP/$name.state"
+    echo "socket = $TMP/run/$_cn.sock"
+    echo "state_dir = $TMP/$_cn.state"
     echo "inventory = $TMP/inv.json"
     echo "kill_grace = 1s"
     echo "log_level = info"
     for l in "$@"; do echo "$l"; done
-  } >"$TMP/$name.conf"
+  } >"$TMP/$_cn.conf"
 }
-ag() { name=$1 cmd=$2; shift 2; "$AGENT" "$cmd" --socket "$TMP/run/$name.sock" "$@"; }
+ag() { _an=$1 _ac=$2; shift 2; "$AGENT" "$_ac" --socket "$TMP/run/$_an.sock" "$@"; }
 # start_agent NAME: starts it and waits (at most 10 s) until it answers
 start_agent() {
-  name=$1
-  env $AGENT_ENV "$AGENT" run --config "$TMP/$name.conf" 2>>"$TMP/$name.log" &
-  echo $! >"$TMP/$name.pid"
-  i=0
-  while [ $i -lt 200 ]; do
-    ag "$name" status >/dev/null 2>&1 && return 0
-    kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null || break
-    sleep 0.05; i=$((i + 1))
+  _sn=$1
+  env $AGENT_ENV "$AGENT" run --config "$TMP/$_sn.conf" 2>>"$TMP/$_sn.log" &
+  echo $! >"$TMP/$_sn.pid"
+  _t=0
+  while [ $_t -lt 200 ]; do
+    ag "$_sn" status >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$TMP/$_sn.pid")" 2>/dev/null || break
+    sleep 0.05; _t=$((_t + 1))
   done
-  fail "agent '$name' did not start"; sed 's/^/  | /' "$TMP/$name.log" | tail -20
+  fail "agent '$_sn' did not start"; sed 's/^/  | /' "$TMP/$_sn.log" | tail -20
   return 1
 }
 stop_agent() {
-  pid=$(cat "$TMP/$1.pid"); kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "$TMP/$1.pid"
+  _p=$(cat "$TMP/$1.pid"); kill -TERM "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; rm -f "$TMP/$1.pid"
 }
 kill9_agent() {
-  pid=$(cat "$TMP/$1.pid"); kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  _p=$(cat "$TMP/$1.pid"); kill -KILL "$_p" 2>/dev/null; wait "$_p" 2>/dev/null
 }
 # wait_idle NAME SECONDS: until no job is queued or running
 wait_idle() {
-  i=0 n=$(($2 * 20))
-  while [ $i -lt $n ]; do
+  _w=0 _wn=$(($2 * 10))
+  while [ $_w -lt $_wn ]; do
     ag "$1" queue --json >"$TMP/q.json" 2>/dev/null && [ -z "$($CHECK ids "$TMP/q.json")" ] && return 0
-    sleep 0.05; i=$((i + 1))
+    sleep 0.1; _w=$((_w + 1))
   done
   return 1
 }
 # wait_state NAME ID STATE SECONDS
 wait_state() {
-  i=0 n=$(($4 * 20))
-  while [ $i -lt $n ]; do
+  _s=0 _sn=$(($4 * 10))
+  while [ $_s -lt $_sn ]; do
     ag "$1" show --json "$2" >"$TMP/s.json" 2>/dev/null && [ "$($CHECK get "$TMP/s.json" state)" = "$3" ] && return 0
-    sleep 0.05; i=$((i + 1))
+    sleep 0.1; _s=$((_s + 1))
   done
   return 1
 }
 job_field() { ag "$1" show --json "$2" >"$TMP/f.json" 2>/dev/null && $CHECK get "$TMP/f.json" "$3" 2>/dev/null; }
 expect_field() { # NAME ID KEY WANT LABEL
-  got=$(job_field "$1" "$2" "$3")
-  if [ "$got" = "$4" ]; then pass; else fail "$5: job $2 $3 is '$got', want '$4'"; fi
+  _got=$(job_field "$1" "$2" "$3")
+  if [ "$_got" = "$4" ]; then pass; else fail "$5: job $2 $3 is '$_got', want '$4'"; fi
 }
 random_ms() { # random integer in [$1, $2)
   r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
@@ -178,12 +180,12 @@ B=$(ag main submit --gpus 8 --time 5s -- sleep 1)
 C=$(ag main submit --gpus 16 --time 5s -- sleep 0.3)
 D=$(ag main submit --gpus 4 --time 2s -- sleep 0.3)
 E=$(ag main submit --gpus 1 --time 2s -- sleep 0.3)
-r=$(job_field main "$C" reserved_us)
-[ -n "$r" ] && pass || fail "the policy's reservation for job $C is not kept in the queue"
+r=$(job_field main "$B" reserved_us) # EASY reserves for the first job that does not fit
+[ -n "$r" ] && pass || fail "the policy's reservation for job $B is not kept in the queue"
 wait_idle main 20 || fail "order jobs did not finish"
 order=$($CHECK trace-order "$TMP/main.state/trace.jsonl")
 if [ "$order" = "$A $B $D $E $C" ]; then pass; else fail "fcfs+easy start order: $order, want $A $B $D $E $C"; fi
-"$ROOT/$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/main.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
+"$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/main.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
   fail "replay of the order trace: $(cat "$TMP/err")"
 if [ "$($CHECK csv-order "$TMP/order.csv")" = "$order" ]; then pass
 else fail "replayed order $($CHECK csv-order "$TMP/order.csv"), agent's $order"; fi
@@ -239,7 +241,7 @@ else
   R1=$(ag main submit --time 30s -- sleep 30)
   wait_state main "$N1" running 5 || fail "nobody's job did not start"
   expect_field main "$N1" uid 65534 "job owner"
-  i=0; while [ $i -lt 100 ] && ! grep -q 65534 "$TMP/pub/fleetsim-$N1.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+  _n=0; while [ $_n -lt 100 ] && ! grep -q 65534 "$TMP/pub/fleetsim-$N1.out" 2>/dev/null; do sleep 0.05; _n=$((_n + 1)); done
   if [ "$(cat "$TMP/pub/fleetsim-$N1.out" 2>/dev/null)" = 65534 ]; then pass
   else fail "nobody's job ran as uid '$(cat "$TMP/pub/fleetsim-$N1.out" 2>/dev/null)'"; fi
   expect_exit 1 "another uid cannot cancel root's job" $NOBODY "$AGENT" cancel --socket "$TMP/run/main.sock" "$R1"
@@ -312,16 +314,16 @@ start_agent crash || { finish agent; exit 1; }
 ) &
 submitter=$!
 crash_ok=1
-i=1
-while [ $i -le 10 ]; do
+kills=1
+while [ $kills -le 10 ]; do
   sleep "0.$(random_ms 150 900)"
   kill9_agent crash
   cp "$TMP/acked" "$TMP/acked.before"
   start_agent crash || { crash_ok=0; break; }
   ag crash queue --json >"$TMP/cq.json" && ag crash history --limit 100000 --json >"$TMP/ch.json" &&
     $CHECK intact "$TMP/acked.before" "$TMP/cq.json" "$TMP/ch.json" >"$TMP/out" 2>&1 ||
-    { fail "crash $i: $(cat "$TMP/out")"; crash_ok=0; }
-  i=$((i + 1))
+    { fail "crash $kills: $(cat "$TMP/out")"; crash_ok=0; }
+  kills=$((kills + 1))
 done
 n=0; while [ ! -f "$TMP/submitter.done" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
 wait "$submitter" 2>/dev/null
@@ -331,7 +333,7 @@ if $CHECK crash "$TMP/acked" "$TMP/marks" "$TMP/ch.json" "$TMP/cq.json" >"$TMP/o
 else fail "crash test: $(cat "$TMP/out")"; fi
 echo "crash test: $(tail -1 "$TMP/out"), 10 SIGKILLs"
 [ "$(wc -l <"$TMP/acked")" = 500 ] && pass || fail "only $(wc -l <"$TMP/acked") of 500 submissions acknowledged"
-"$ROOT/$FLEETSIM" replay --quiet "$TMP/crash.state/trace.jsonl" >/dev/null 2>"$TMP/err" && pass ||
+"$FLEETSIM" replay --quiet "$TMP/crash.state/trace.jsonl" >/dev/null 2>"$TMP/err" && pass ||
   fail "the trace after ten crashes does not replay: $(head -3 "$TMP/err")"
 stop_agent crash
 
@@ -418,7 +420,7 @@ for policy in fcfs+easy sjf+conservative; do
   wait_idle "$name" 40 || fail "$policy closed-loop jobs did not finish"
   stop_agent "$name"
   agent_order=$($CHECK trace-order "$TMP/$name.state/trace.jsonl")
-  "$ROOT/$FLEETSIM" replay --quiet --policy "$policy" --jobs-csv "$TMP/$name.csv" "$TMP/$name.state/trace.jsonl" \
+  "$FLEETSIM" replay --quiet --policy "$policy" --jobs-csv "$TMP/$name.csv" "$TMP/$name.state/trace.jsonl" \
     >/dev/null 2>"$TMP/err" || fail "replay $policy: $(cat "$TMP/err")"
   sim_order=$($CHECK csv-order "$TMP/$name.csv")
   if [ -n "$agent_order" ] && [ "$agent_order" = "$sim_order" ]; then pass

@@ -11,10 +11,13 @@ void suite_jsonl(void);
 void suite_models(void);
 void suite_units(void);
 void suite_scenario(void);
+void suite_synth(void);
+void suite_fit(void);
+void suite_sacct(void);
 
 static void (*const test_suites[])(void) = {
     suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_units,
-    suite_scenario,
+    suite_scenario, suite_synth, suite_fit, suite_sacct,
 };
 
 #endif

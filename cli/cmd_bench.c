@@ -1,0 +1,2 @@
+#include "cli/cli.h"
+int cmd_bench(int argc, char **argv) { return CLI_USAGE; }

@@ -1,0 +1,342 @@
+#include "cli/forecast_runner.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+int forecast_runner_interrupted(void)
+{
+    return interrupted != 0;
+}
+
+/* ---- results over a pipe: a flat array of doubles ---- */
+
+struct dbuf {
+    double *v;
+    size_t n, cap;
+};
+
+static int dbuf_put(struct dbuf *b, double x)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        double *v = realloc(b->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        b->v = v;
+        b->cap = cap;
+    }
+    b->v[b->n++] = x;
+    return 0;
+}
+
+static int encode(const struct forecast_result *shape, const struct forecast_replication *rep, struct dbuf *b)
+{
+    int rc = 0;
+    for (uint32_t p = 0; p < shape->n_periods; p++) {
+        for (int m = 0; m < FM_COUNT; m++)
+            rc |= dbuf_put(b, forecast_period_metric(&rep->periods[p], (enum forecast_metric)m));
+        for (size_t t = 0; t < shape->n_teams; t++)
+            rc |= dbuf_put(b, rep->periods[p].team_gpu_hours[t]);
+    }
+    for (uint32_t k = 0; k < shape->n_samples; k++) {
+        const struct forecast_sample *s = &rep->samples[k];
+        rc |= dbuf_put(b, s->capacity_gpus) | dbuf_put(b, s->in_use_gpus) | dbuf_put(b, s->demand_gpus) |
+              dbuf_put(b, s->queue_jobs);
+    }
+    for (size_t t = 0; t < shape->n_teams; t++)
+        rc |= dbuf_put(b, (double)rep->team_n_waits[t]);
+    for (size_t t = 0; t < shape->n_teams; t++)
+        for (size_t i = 0; i < rep->team_n_waits[t]; i++)
+            rc |= dbuf_put(b, rep->team_waits_s[rep->team_offset[t] + i]);
+    return rc ? -1 : 0;
+}
+
+static int decode(const struct forecast_result *shape, const double *v, size_t n, struct forecast_replication *rep)
+{
+    size_t at = 0, need = (size_t)shape->n_periods * (FM_COUNT + shape->n_teams) + (size_t)shape->n_samples * 4 + shape->n_teams;
+    if (n < need)
+        return -1;
+    memset(rep, 0, sizeof *rep);
+    rep->periods = calloc(shape->n_periods, sizeof *rep->periods);
+    rep->samples = calloc(shape->n_samples + 1, sizeof *rep->samples);
+    rep->team_n_waits = calloc(shape->n_teams, sizeof *rep->team_n_waits);
+    rep->team_offset = calloc(shape->n_teams + 1, sizeof *rep->team_offset);
+    if (!rep->periods || !rep->samples || !rep->team_n_waits || !rep->team_offset)
+        return -1;
+    for (uint32_t p = 0; p < shape->n_periods; p++) {
+        struct forecast_period *fp = &rep->periods[p];
+        double m[FM_COUNT];
+        for (int k = 0; k < FM_COUNT; k++)
+            m[k] = v[at++];
+        *fp = (struct forecast_period){m[FM_UTILIZATION], m[FM_WAIT_P50], m[FM_WAIT_P95], m[FM_WAIT_P99],
+                                       m[FM_WAIT_MEAN], m[FM_PEAK_DEMAND], m[FM_CAPACITY], m[FM_LOST_GPU_HOURS],
+                                       m[FM_FAILURES], m[FM_JOBS_SUBMITTED], m[FM_JOBS_STARTED], NULL};
+        fp->team_gpu_hours = calloc(shape->n_teams, sizeof *fp->team_gpu_hours);
+        if (!fp->team_gpu_hours)
+            return -1;
+        for (size_t t = 0; t < shape->n_teams; t++)
+            fp->team_gpu_hours[t] = v[at++];
+    }
+    for (uint32_t k = 0; k < shape->n_samples; k++) {
+        rep->samples[k] = (struct forecast_sample){v[at], v[at + 1], v[at + 2], v[at + 3]};
+        at += 4;
+    }
+    size_t total = 0;
+    for (size_t t = 0; t < shape->n_teams; t++) {
+        rep->team_n_waits[t] = (size_t)v[at++];
+        rep->team_offset[t] = total;
+        total += rep->team_n_waits[t];
+    }
+    rep->team_offset[shape->n_teams] = total;
+    if (n - at != total)
+        return -1;
+    rep->team_waits_s = malloc((total + 1) * sizeof *rep->team_waits_s);
+    if (!rep->team_waits_s)
+        return -1;
+    memcpy(rep->team_waits_s, v + at, total * sizeof *v);
+    return 0;
+}
+
+/* The child: run one replication, write it, exit. Never returns. */
+static void child_run(const struct scenario *s, uint32_t r, const char *policy, const struct forecast_result *shape,
+                      int fd)
+{
+    struct forecast_replication rep;
+    struct err err;
+    err_clear(&err);
+    struct dbuf b = {0};
+    int status = 0;
+    if (forecast_run_replication(s, r, policy, &rep, &err) != 0) {
+        dprintf(fd, "E%s", err.msg); /* an error message instead of numbers */
+        status = 4;
+    } else if (encode(shape, &rep, &b) != 0) {
+        status = 4;
+    } else {
+        const char *p = (const char *)b.v;
+        size_t left = b.n * sizeof *b.v;
+        dprintf(fd, "D");
+        while (left) {
+            ssize_t k = write(fd, p, left);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                status = 3;
+                break;
+            }
+            p += k;
+            left -= (size_t)k;
+        }
+    }
+    close(fd);
+    _exit(status);
+}
+
+struct worker {
+    pid_t pid;
+    int fd;
+    uint32_t rep;
+    char *buf;
+    size_t len, cap;
+};
+
+static int worker_read(struct worker *w)
+{
+    if (w->len == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 65536;
+        char *buf = realloc(w->buf, cap);
+        if (!buf)
+            return -1;
+        w->buf = buf;
+        w->cap = cap;
+    }
+    ssize_t k = read(w->fd, w->buf + w->len, w->cap - w->len);
+    if (k < 0)
+        return errno == EINTR ? 1 : -1;
+    w->len += (size_t)k;
+    return k == 0 ? 0 : 1; /* 0: the child closed its end */
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(const struct forecast_run_options *o, uint32_t done, uint32_t total, double t0, int *last_decile)
+{
+    if (o->quiet)
+        return;
+    double el = now_s() - t0;
+    double eta = done ? el / done * (total - done) : 0;
+    if (isatty(STDERR_FILENO)) {
+        int width = 30, fill = total ? (int)(width * done / total) : width;
+        fprintf(stderr, "\r%s [%.*s%*s] %u/%u replications, %.0f s elapsed, ETA %.0f s ", o->label, fill,
+                "##############################", width - fill, "", done, total, el, eta);
+        if (done == total)
+            fputc('\n', stderr);
+    } else {
+        int decile = total ? (int)(10 * done / total) : 10;
+        if (decile != *last_decile) {
+            fprintf(stderr, "%s: %u/%u replications, %.0f s elapsed\n", o->label, done, total, el);
+            *last_decile = decile;
+        }
+    }
+}
+
+int forecast_runner_run(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r)
+{
+    struct err err;
+    err_clear(&err);
+    if (forecast_result_init(r, s, o->replications, &err) != 0) {
+        cli_print_err(&err);
+        return -1;
+    }
+    int jobs = o->jobs > 0 ? o->jobs : 1;
+    struct worker *ws = calloc((size_t)jobs, sizeof *ws);
+    struct pollfd *pf = calloc((size_t)jobs, sizeof *pf);
+    int *ok = calloc(o->replications + 1, sizeof *ok);
+    if (!ws || !pf || !ok) {
+        cli_error("out of memory");
+        free(ws);
+        free(pf);
+        free(ok);
+        return -1;
+    }
+    struct sigaction sa, old_int;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    interrupted = 0;
+    fflush(stdout);
+    fflush(stderr);
+    uint32_t next = 0, done = 0;
+    int running = 0, failed = 0, last_decile = -1;
+    double t0 = now_s();
+    progress(o, 0, o->replications, t0, &last_decile);
+    while ((next < o->replications && !interrupted && !failed) || running) {
+        /* launch while there is room */
+        for (int k = 0; k < jobs && next < o->replications && !interrupted && !failed; k++) {
+            if (ws[k].pid)
+                continue;
+            int fds[2];
+            if (pipe(fds) != 0) {
+                cli_error("cannot create a pipe: %s", strerror(errno));
+                failed = 1;
+                break;
+            }
+            pid_t pid = fork();
+            if (pid < 0) {
+                cli_error("cannot start a worker: %s", strerror(errno));
+                close(fds[0]);
+                close(fds[1]);
+                failed = 1;
+                break;
+            }
+            if (pid == 0) {
+                close(fds[0]);
+                signal(SIGINT, SIG_DFL);
+                child_run(s, next, o->policy, r, fds[1]);
+            }
+            close(fds[1]);
+            ws[k] = (struct worker){pid, fds[0], next++, NULL, 0, 0};
+            running++;
+        }
+        int n = 0;
+        for (int k = 0; k < jobs; k++)
+            if (ws[k].pid)
+                pf[n++] = (struct pollfd){ws[k].fd, POLLIN, 0};
+        if (!n)
+            continue;
+        if (interrupted) {
+            for (int k = 0; k < jobs; k++)
+                if (ws[k].pid)
+                    kill(ws[k].pid, SIGTERM);
+        }
+        if (poll(pf, (nfds_t)n, 200) < 0 && errno != EINTR)
+            break;
+        for (int k = 0; k < jobs; k++) {
+            struct worker *w = &ws[k];
+            if (!w->pid)
+                continue;
+            int more = worker_read(w);
+            if (more > 0 && !interrupted)
+                continue;
+            if (more > 0) /* interrupted: drain what is there, then reap */
+                while (worker_read(w) > 0)
+                    ;
+            close(w->fd);
+            int status = 0;
+            waitpid(w->pid, &status, 0);
+            running--;
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && w->len > 0 && w->buf[0] == 'D' &&
+                (w->len - 1) % sizeof(double) == 0) {
+                size_t nd = (w->len - 1) / sizeof(double);
+                double *v = malloc((nd + 1) * sizeof *v);
+                if (v) {
+                    memcpy(v, w->buf + 1, nd * sizeof *v);
+                    if (decode(r, v, nd, &r->reps[w->rep]) == 0)
+                        ok[w->rep] = 1;
+                    else
+                        forecast_replication_release(&r->reps[w->rep], r->n_periods);
+                }
+                free(v);
+                done++;
+                progress(o, done, o->replications, t0, &last_decile);
+            } else if (!interrupted) {
+                if (w->len > 1 && w->buf[0] == 'E')
+                    cli_error("replication %u: %.*s", w->rep, (int)(w->len - 1), w->buf + 1);
+                else
+                    cli_error("replication %u failed (worker status %d)", w->rep, status);
+                failed = 1;
+            }
+            free(w->buf);
+            *w = (struct worker){0};
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    /* keep the completed replications, in index order */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < o->replications; i++) {
+        if (!ok[i])
+            continue;
+        if (kept != i) {
+            r->reps[kept] = r->reps[i];
+            memset(&r->reps[i], 0, sizeof r->reps[i]);
+        }
+        kept++;
+    }
+    r->completed = kept;
+    free(ws);
+    free(pf);
+    free(ok);
+    if (failed)
+        return -1;
+    if (interrupted || kept < o->replications) {
+        r->partial = 1;
+        if (!o->quiet)
+            fprintf(stderr, "\n%s: interrupted: %u of %u replications finished; results are partial\n", o->label,
+                    kept, o->replications);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,137 @@
+#include "models/policy_plugin.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/registry.h"
+
+int policy_plugin_is_path(const char *spec)
+{
+    /* only what comes before parameters counts: "fairshare(groups=...)" is
+     * a built-in whatever its parameters hold */
+    size_t len = strcspn(spec, "(:");
+    if (memchr(spec, '/', len))
+        return 1;
+    return len >= 3 && memcmp(spec + len - 3, ".so", 3) == 0;
+}
+
+static void split_path(const char *spec, char *path, size_t len, const char **params)
+{
+    snprintf(path, len, "%s", spec);
+    *params = "";
+    char *so = strstr(path, ".so:");
+    if (so) {
+        so[3] = '\0';
+        *params = spec + (so - path) + 4;
+    }
+}
+
+int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *err)
+{
+    memset(pl, 0, sizeof *pl);
+    /* dlopen searches the library path for a bare name: a plugin is a file */
+    char full[1024];
+    snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
+    pl->handle = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+    if (!pl->handle)
+        return err_set(err, NULL, 0, 0, "cannot load policy plugin '%s': %s", path, dlerror());
+    void *sym = dlsym(pl->handle, POLICY_ENTRY_SYMBOL);
+    if (!sym) {
+        policy_plugin_unload(pl);
+        return err_set(err, NULL, 0, 0, "policy plugin '%s' does not export '%s'", path, POLICY_ENTRY_SYMBOL);
+    }
+    policy_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    const struct policy_ops *ops = entry();
+    if (!ops) {
+        policy_plugin_unload(pl);
+        return err_set(err, NULL, 0, 0, "policy plugin '%s': %s() returned NULL", path, POLICY_ENTRY_SYMBOL);
+    }
+    /* the version first: an older or newer table may not even have the
+     * fields checked next where this host expects them */
+    if (ops->abi_version != POLICY_ABI_VERSION) {
+        /* the table lives in the library: read it before closing */
+        err_set(err, NULL, 0, 0,
+                "policy plugin '%s' has ABI version %u, but this fleetsim needs %u: rebuild it against "
+                "this fleetsim's policies/policy.h",
+                path, ops->abi_version, POLICY_ABI_VERSION);
+        policy_plugin_unload(pl);
+        return -1;
+    }
+    if (!ops->name || !ops->create || !ops->destroy || !ops->decide) {
+        policy_plugin_unload(pl);
+        return err_set(err, NULL, 0, 0,
+                       "policy plugin '%s' returned an incomplete policy_ops table (name, create, destroy and "
+                       "decide are required)",
+                       path);
+    }
+    pl->ops = ops;
+    void *psym = dlsym(pl->handle, POLICY_PARAMS_SYMBOL);
+    if (psym) {
+        policy_params_fn fn;
+        memcpy(&fn, &psym, sizeof fn);
+        pl->params = fn(&pl->n_params);
+        if (!pl->params)
+            pl->n_params = 0;
+    }
+    return 0;
+}
+
+int policy_plugin_load(struct policy_plugin *pl, const char *spec, const char *extra_params, struct err *err)
+{
+    memset(pl, 0, sizeof *pl);
+    char msg[512] = "";
+    int has_extra = extra_params && *extra_params;
+    if (!policy_plugin_is_path(spec)) {
+        char composed[1024];
+        const char *use = spec;
+        if (has_extra) {
+            /* "ORDERING+REST" -> "ORDERING(PARAMS)+REST" */
+            size_t olen = strcspn(spec, "+(");
+            if (spec[olen] == '(')
+                return err_set(err, NULL, 0, 0,
+                               "policy '%s' already has parameters: give them in the spec or with "
+                               "--policy-params, not both",
+                               spec);
+            snprintf(composed, sizeof composed, "%.*s(%s)%s", (int)olen, spec, extra_params, spec + olen);
+            use = composed;
+        }
+        if (policy_registry_create(use, &pl->ops, &pl->state, msg, sizeof msg) != 0) {
+            pl->ops = NULL;
+            return err_set(err, NULL, 0, 0, "%s", msg);
+        }
+        return 0;
+    }
+    char path[1024];
+    const char *params;
+    split_path(spec, path, sizeof path, &params);
+    if (has_extra && *params)
+        return err_set(err, NULL, 0, 0,
+                       "plugin '%s' has parameters after ':': give them there or with --policy-params, not both",
+                       spec);
+    if (has_extra)
+        params = extra_params;
+    if (policy_plugin_open(pl, path, err) != 0)
+        return -1;
+    if (pl->ops->create(params, &pl->state, msg, sizeof msg) != 0) {
+        /* the message names the plugin's policy: format it before dlclose */
+        err_set(err, NULL, 0, 0, "policy plugin '%s' (%s): %s", path, pl->ops->name, msg[0] ? msg : "create failed");
+        pl->ops = NULL; /* no instance to destroy */
+        policy_plugin_unload(pl);
+        return -1;
+    }
+    return 0;
+}
+
+void policy_plugin_unload(struct policy_plugin *pl)
+{
+    if (!pl)
+        return;
+    if (pl->ops && pl->state)
+        pl->ops->destroy(pl->state);
+    if (pl->handle)
+        dlclose(pl->handle);
+    memset(pl, 0, sizeof *pl);
+}

@@ -1,0 +1,62 @@
+/* example_policy: a complete fleetsim policy plugin, "smallest-first".
+ * Waiting jobs go smallest first (fewest slots, then shortest estimate,
+ * then arrival); each starts if it fits, on the node with the fewest free
+ * slots that holds it, else across the fullest nodes. Build:
+ *   cc -std=c11 -O2 -fPIC -shared -I. policies/examples/example_policy.c -o example_policy.so
+ * Run: fleetsim replay --policy ./example_policy.so TRACE
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+
+struct pick { int32_t slots; int64_t est; uint32_t i; };
+
+static int pick_cmp(const void *pa, const void *pb)
+{
+    const struct pick *a = pa, *b = pb;
+    if (a->slots != b->slots) return a->slots < b->slots ? -1 : 1;
+    if (a->est != b->est) return a->est < b->est ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int create(const char *params, void **state, char *err, size_t len) { *state = NULL; return 0; }
+static void destroy(void *state) { free(state); }
+
+static int decide(void *state, const struct cluster_view *v, struct policy_decisions *out)
+{
+    out->n = out->n_allocs = 0;
+    struct pick *q = malloc((v->n_queued + 1) * sizeof *q);
+    int32_t *left = malloc((v->n_nodes + 1) * sizeof *left);
+    if (!q || !left) { free(q); free(left); return -1; }
+    for (uint32_t i = 0; i < v->n_queued; i++) q[i] = (struct pick){v->queued[i].slots, v->queued[i].estimate_us, i};
+    qsort(q, v->n_queued, sizeof *q, pick_cmp);
+    for (uint32_t n = 0; n < v->n_nodes; n++) left[n] = v->nodes[n].state == POLICY_NODE_UP ? v->nodes[n].free_slots : 0;
+    int64_t free_slots = v->free_slots;
+    for (uint32_t k = 0; k < v->n_queued && free_slots > 0; k++) {
+        int32_t need = q[k].slots;
+        if (need > free_slots || out->n >= out->cap) continue;
+        uint32_t first = out->n_allocs;
+        while (need > 0) { /* fullest node that holds the rest, else the fullest with any */
+            int64_t best = -1;
+            for (uint32_t n = 0; n < v->n_nodes; n++)
+                if (left[n] > 0 && (best < 0 || (left[n] >= need) > (left[best] >= need) ||
+                    ((left[n] >= need) == (left[best] >= need) && left[n] < left[best]))) best = n;
+            int32_t use = left[best] < need ? left[best] : need;
+            if (out->n_allocs >= out->cap_allocs) { free(q); free(left); return -1; }
+            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)best, use};
+            left[best] -= use; need -= use;
+        }
+        free_slots -= q[k].slots;
+        out->items[out->n++] = (struct policy_decision){POLICY_START, q[k].i, v->queued[q[k].i].id, v->now_us,
+                                                        first, out->n_allocs - first};
+    }
+    free(q); free(left);
+    return 0;
+}
+
+static const struct policy_ops ops = {POLICY_ABI_VERSION, "smallest-first", "smallest job first, best-fit nodes",
+                                      create, destroy, decide, NULL};
+
+const struct policy_ops *fleetsim_policy_entry(void);
+const struct policy_ops *fleetsim_policy_entry(void) { return &ops; }

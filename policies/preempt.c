@@ -1,0 +1,163 @@
+#include "policies/preempt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct policy_param preempt_params[] = {
+    {"max_preemptions", "integer >= 0", "3", "a job preempted this many times is never preempted again"},
+    {"min_run_s", "number >= 0", "0", "a job running for less than this is never preempted"},
+    {"team_tier", "list TEAM:TIER;...", "", "tier per team index; default: the job's priority input"},
+};
+const size_t preempt_n_params = sizeof preempt_params / sizeof *preempt_params;
+
+int preempt_init(struct preempt *pr, const struct params *p, char *err, size_t err_len)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->max_preemptions = 3;
+    if (!p)
+        return 0;
+    double maxp, min_run;
+    if (params_number(p, "max_preemptions", 0, 1e9, &maxp, err, err_len) != 0 ||
+        params_number(p, "min_run_s", 0, 1e12, &min_run, err, err_len) != 0 ||
+        params_list(p, "team_tier", -1e9, 1e9, pr->team, pr->team_tier, PREEMPT_TEAM_TIERS_MAX, &pr->n_team_tiers,
+                    err, err_len) != 0)
+        return -1;
+    if (maxp != floor(maxp)) {
+        snprintf(err, err_len, "parameter 'max_preemptions' of 'preempt' is '%s', expected an integer",
+                 params_text(p, "max_preemptions"));
+        return -1;
+    }
+    pr->max_preemptions = (int64_t)maxp;
+    pr->min_run_us = (int64_t)llround(min_run * 1e6);
+    return 0;
+}
+
+void preempt_release(struct preempt *pr)
+{
+    if (!pr)
+        return;
+    free(pr->victims);
+    free(pr->chosen);
+    free(pr->taken);
+    pr->chosen = NULL;
+    pr->victims = NULL;
+    pr->taken = NULL;
+    pr->cap_victims = pr->cap_taken = 0;
+}
+
+double preempt_tier_of(const struct preempt *pr, const struct policy_job *job)
+{
+    for (size_t i = 0; i < pr->n_team_tiers; i++)
+        if (pr->team[i] == job->team)
+            return pr->team_tier[i];
+    return (double)job->priority;
+}
+
+static int victim_cmp(const void *pa, const void *pb)
+{
+    const struct preempt_victim *a = pa, *b = pb;
+    if (a->tier != b->tier)
+        return a->tier < b->tier ? -1 : 1;
+    if (a->start_us != b->start_us)
+        return a->start_us > b->start_us ? -1 : 1;
+    if (a->id != b->id)
+        return a->id > b->id ? -1 : 1;
+    return a->running < b->running ? -1 : a->running > b->running;
+}
+
+int preempt_begin(struct preempt *pr, const struct cluster_view *view, const double *tier_running)
+{
+    uint32_t n = view->n_running;
+    pr->n_victims = 0;
+    pr->fail_tier = -HUGE_VAL;
+    pr->fail_slots = INT32_MAX;
+    if (n > pr->cap_victims) {
+        struct preempt_victim *v = realloc(pr->victims, n * sizeof *v);
+        if (!v)
+            return -1;
+        pr->victims = v;
+        uint32_t *c = realloc(pr->chosen, n * sizeof *c);
+        if (!c)
+            return -1;
+        pr->chosen = c;
+        pr->cap_victims = n;
+    }
+    if (n > pr->cap_taken || !pr->taken) {
+        uint8_t *t = realloc(pr->taken, n ? n : 1);
+        if (!t)
+            return -1;
+        pr->taken = t;
+        pr->cap_taken = n ? n : 1;
+    }
+    memset(pr->taken, 0, n);
+    for (uint32_t r = 0; r < n; r++) {
+        const struct policy_running *run = &view->running[r];
+        if (run->job.preemptions >= pr->max_preemptions || view->now_us - run->start_us < pr->min_run_us)
+            continue;
+        int32_t up = 0;
+        for (uint32_t k = 0; k < run->alloc_count; k++) {
+            const struct policy_alloc *a = &view->allocs[run->alloc_first + k];
+            if (a->node >= 0 && (uint32_t)a->node < view->n_nodes && view->nodes[a->node].state == POLICY_NODE_UP)
+                up += a->slots;
+        }
+        pr->victims[pr->n_victims++] = (struct preempt_victim){tier_running[r], run->start_us, run->job.id, r, up};
+    }
+    qsort(pr->victims, pr->n_victims, sizeof *pr->victims, victim_cmp);
+    return 0;
+}
+
+int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t qi, double job_tier,
+                      int64_t *free_now, int (*may_take)(void *ctx, const struct policy_job *job),
+                      void (*account)(void *ctx, const struct policy_job *job, int sign), void *ctx)
+{
+    const struct cluster_view *v = pass->view;
+    const struct policy_job *job = &v->queued[qi];
+    struct policy_decisions *out = pass->out;
+    if (pr->n_victims == 0 || pr->victims[0].tier + pr->margin >= job_tier)
+        return 1;
+    if (job_tier <= pr->fail_tier && job->slots >= pr->fail_slots)
+        return 1;
+    /* The host sizes the buffers for starts from free slots; keep room for
+     * this job's allocations (at most one per node) and the PREEMPTs. */
+    uint32_t worst_allocs = (uint32_t)job->slots < v->n_nodes ? (uint32_t)job->slots : v->n_nodes;
+    if (out->cap_allocs - out->n_allocs < worst_allocs)
+        return 1;
+    int64_t room = *free_now;
+    uint32_t n_chosen = 0;
+    for (uint32_t k = 0; k < pr->n_victims && room < job->slots; k++) {
+        const struct preempt_victim *vi = &pr->victims[k];
+        if (vi->tier + pr->margin >= job_tier)
+            break;
+        const struct policy_job *vj = &v->running[vi->running].job;
+        if (pr->taken[vi->running] || vi->up_slots <= 0 || (may_take && !may_take(ctx, vj)))
+            continue;
+        room += vi->up_slots;
+        pr->chosen[n_chosen++] = k;
+        if (account)
+            account(ctx, vj, -1);
+    }
+    if (room < job->slots || out->cap - out->n < n_chosen + 1) {
+        for (uint32_t c = 0; account && c < n_chosen; c++)
+            account(ctx, &v->running[pr->victims[pr->chosen[c]].running].job, +1);
+        if (job_tier > pr->fail_tier || job->slots < pr->fail_slots) {
+            pr->fail_tier = job_tier;
+            pr->fail_slots = job->slots;
+        }
+        return 1;
+    }
+    for (uint32_t c = 0; c < n_chosen; c++) {
+        const struct preempt_victim *vi = &pr->victims[pr->chosen[c]];
+        const struct policy_running *run = &v->running[vi->running];
+        out->items[out->n++] = (struct policy_decision){POLICY_PREEMPT, vi->running, run->job.id, v->now_us, 0, 0};
+        pr->taken[vi->running] = 1;
+        for (uint32_t a = 0; a < run->alloc_count; a++) {
+            const struct policy_alloc *al = &v->allocs[run->alloc_first + a];
+            if (placement_give_back(pass->placement, v, (uint32_t)al->node, al->slots) != 0)
+                return -1;
+        }
+    }
+    *free_now = room;
+    return 0;
+}

@@ -1,0 +1,337 @@
+#include "scenarios/forecast.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cluster.h"
+#include "models/simulation.h"
+#include "policies/registry.h"
+#include "scenarios/build.h"
+#include "sim/pcg32.h"
+
+static const char *const metric_names[FM_COUNT] = {
+    "utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "wait_mean_s", "peak_demand_gpus",
+    "capacity_gpus", "lost_gpu_hours", "failures", "jobs_submitted", "jobs_started",
+};
+
+const char *forecast_metric_name(enum forecast_metric m)
+{
+    return (unsigned)m < FM_COUNT ? metric_names[m] : "unknown";
+}
+
+double forecast_period_metric(const struct forecast_period *p, enum forecast_metric m)
+{
+    switch (m) {
+    case FM_UTILIZATION:
+        return p->utilization;
+    case FM_WAIT_P50:
+        return p->wait_p50_s;
+    case FM_WAIT_P95:
+        return p->wait_p95_s;
+    case FM_WAIT_P99:
+        return p->wait_p99_s;
+    case FM_WAIT_MEAN:
+        return p->wait_mean_s;
+    case FM_PEAK_DEMAND:
+        return p->peak_demand_gpus;
+    case FM_CAPACITY:
+        return p->capacity_gpus;
+    case FM_LOST_GPU_HOURS:
+        return p->lost_gpu_hours;
+    case FM_FAILURES:
+        return p->failures;
+    case FM_JOBS_SUBMITTED:
+        return p->jobs_submitted;
+    case FM_JOBS_STARTED:
+        return p->jobs_started;
+    case FM_COUNT:
+        break;
+    }
+    return 0;
+}
+
+uint64_t forecast_seed(const struct scenario *s, uint32_t r)
+{
+    struct pcg32 rng;
+    pcg32_stream(&rng, s->seed, RNG_REPLICATION, r);
+    return ((uint64_t)pcg32_next(&rng) << 32) | pcg32_next(&rng);
+}
+
+int forecast_result_init(struct forecast_result *r, const struct scenario *s, uint32_t replications,
+                         struct err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->scenario = s;
+    r->replications = replications;
+    r->start_us = 0;
+    r->period_us = s->horizon.period_us;
+    r->sample_us = s->horizon.sample_us;
+    r->n_periods = (uint32_t)((s->horizon.length_us + r->period_us - 1) / r->period_us);
+    r->n_samples = r->sample_us > 0 ? (uint32_t)(s->horizon.length_us / r->sample_us) + 1 : 0;
+    static const char *const names[] = {"week", "month", "quarter"};
+    snprintf(r->period_name, sizeof r->period_name, "%s", names[s->horizon.period]);
+    r->n_teams = s->workload.n_teams + 1;
+    r->team_names = calloc(r->n_teams, sizeof *r->team_names);
+    r->reps = calloc(replications ? replications : 1, sizeof *r->reps);
+    if (!r->team_names || !r->reps)
+        return err_set(err, s->path, 0, 0, "out of memory");
+    for (size_t t = 0; t < r->n_teams; t++) {
+        const char *name = t < s->workload.n_teams ? s->workload.teams[t].name : "(trace)";
+        r->team_names[t] = strdup(name);
+        if (!r->team_names[t])
+            return err_set(err, s->path, 0, 0, "out of memory");
+    }
+    return 0;
+}
+
+void forecast_replication_release(struct forecast_replication *rep, uint32_t n_periods)
+{
+    if (!rep)
+        return;
+    for (uint32_t p = 0; rep->periods && p < n_periods; p++)
+        free(rep->periods[p].team_gpu_hours);
+    free(rep->periods);
+    free(rep->samples);
+    free(rep->team_waits_s);
+    free(rep->team_n_waits);
+    free(rep->team_offset);
+    memset(rep, 0, sizeof *rep);
+}
+
+void forecast_result_release(struct forecast_result *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; r->reps && i < r->replications; i++)
+        forecast_replication_release(&r->reps[i], r->n_periods);
+    for (size_t t = 0; r->team_names && t < r->n_teams; t++)
+        free(r->team_names[t]);
+    free(r->team_names);
+    free(r->reps);
+    memset(r, 0, sizeof *r);
+}
+
+/* Linear interpolation between order statistics of sorted x (as numpy). */
+static double quantile(const double *x, size_t n, double q)
+{
+    return n ? gsl_stats_quantile_from_sorted_data(x, 1, n, q) : 0;
+}
+
+/* Waits of the jobs submitted in each period: a job that never started
+ * counts as waiting until the end of the horizon (a lower bound, so a
+ * forecast never looks better for jobs it could not place). */
+static int period_waits(const struct workload *w, const struct sim_result *res, const struct forecast_result *shape,
+                        sim_time end_us, struct forecast_period *periods, struct err *err)
+{
+    double *waits = malloc((w->n ? w->n : 1) * sizeof *waits);
+    size_t *first = calloc(shape->n_periods + 1, sizeof *first);
+    if (!waits || !first) {
+        free(waits);
+        free(first);
+        return err_set(err, NULL, 0, 0, "out of memory");
+    }
+    size_t i = 0;
+    for (uint32_t p = 0; p < shape->n_periods; p++) {
+        sim_time a = (sim_time)p * shape->period_us, b = a + shape->period_us;
+        size_t n = 0, started = 0;
+        while (i < w->n && w->jobs[i].submit_us < a)
+            i++;
+        for (; i < w->n && w->jobs[i].submit_us < b; i++) {
+            const struct sim_job_result *jr = &res->jobs[i];
+            if (jr->outcome == SIM_JOB_SKIPPED_INVALID || jr->outcome == SIM_JOB_SKIPPED_TOO_BIG)
+                continue;
+            sim_time start = jr->start_us >= 0 ? jr->start_us : end_us;
+            started += jr->start_us >= 0;
+            waits[n++] = (double)(start - w->jobs[i].submit_us) / 1e6;
+        }
+        gsl_sort(waits, 1, n);
+        struct forecast_period *fp = &periods[p];
+        fp->jobs_submitted = (double)n;
+        fp->jobs_started = (double)started;
+        fp->wait_p50_s = quantile(waits, n, 0.50);
+        fp->wait_p95_s = quantile(waits, n, 0.95);
+        fp->wait_p99_s = quantile(waits, n, 0.99);
+        fp->wait_mean_s = n ? gsl_stats_mean(waits, 1, n) : 0;
+    }
+    free(waits);
+    free(first);
+    return 0;
+}
+
+/* Per-team waits of started jobs, sorted, for the CDF charts. */
+static int team_waits(const struct workload *w, const struct sim_result *res, size_t n_teams,
+                      struct forecast_replication *rep, struct err *err)
+{
+    rep->team_n_waits = calloc(n_teams, sizeof *rep->team_n_waits);
+    rep->team_offset = calloc(n_teams + 1, sizeof *rep->team_offset);
+    rep->team_waits_s = malloc((w->n ? w->n : 1) * sizeof *rep->team_waits_s);
+    if (!rep->team_n_waits || !rep->team_offset || !rep->team_waits_s)
+        return err_set(err, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; i < w->n; i++) {
+        if (res->jobs[i].start_us < 0)
+            continue;
+        size_t t = w->jobs[i].team >= 0 && (size_t)w->jobs[i].team < n_teams - 1 ? (size_t)w->jobs[i].team : n_teams - 1;
+        rep->team_n_waits[t]++;
+    }
+    for (size_t t = 0; t < n_teams; t++)
+        rep->team_offset[t + 1] = rep->team_offset[t] + rep->team_n_waits[t];
+    size_t *fill = calloc(n_teams, sizeof *fill);
+    if (!fill)
+        return err_set(err, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; i < w->n; i++) {
+        if (res->jobs[i].start_us < 0)
+            continue;
+        size_t t = w->jobs[i].team >= 0 && (size_t)w->jobs[i].team < n_teams - 1 ? (size_t)w->jobs[i].team : n_teams - 1;
+        rep->team_waits_s[rep->team_offset[t] + fill[t]++] = (double)(res->jobs[i].start_us - w->jobs[i].submit_us) / 1e6;
+    }
+    free(fill);
+    for (size_t t = 0; t < n_teams; t++)
+        gsl_sort(rep->team_waits_s + rep->team_offset[t], 1, rep->team_n_waits[t]);
+    return 0;
+}
+
+int forecast_run_replication(const struct scenario *s, uint32_t r, const char *policy,
+                             struct forecast_replication *rep, struct err *err)
+{
+    struct forecast_result shape;
+    memset(rep, 0, sizeof *rep);
+    if (forecast_result_init(&shape, s, 0, err) != 0) {
+        forecast_result_release(&shape);
+        return -1;
+    }
+    uint64_t seed = forecast_seed(s, r);
+    struct workload w;
+    workload_init(&w);
+    struct cluster c;
+    memset(&c, 0, sizeof c);
+    const struct policy_ops *ops = NULL;
+    void *state = NULL;
+    struct sim_result res;
+    memset(&res, 0, sizeof res);
+    int rc = -1;
+    /* teams are interned first, in the scenario's order, so team t is team t */
+    for (size_t t = 0; t < s->workload.n_teams; t++)
+        if (string_table_intern(&w.teams, s->workload.teams[t].name) < 0)
+            goto done;
+    if (synth_generate(&s->workload, 0, s->horizon.length_us, s->start_unix_s, seed, &w, err) != 0)
+        goto done;
+    if (scenario_build_cluster(s, &c, err) != 0)
+        goto done;
+    struct sim_models models;
+    scenario_build_models(s, &models);
+    models.seed = seed;
+    char msg[256];
+    if (policy_registry_create(policy ? policy : s->forecast.policy, &ops, &state, msg, sizeof msg) != 0) {
+        err_set(err, s->path, 0, 0, "%s", msg);
+        goto done;
+    }
+    struct sim_options opt;
+    sim_options_init(&opt);
+    opt.models = &models;
+    opt.until_us = s->horizon.length_us;
+    opt.period_start_us = 0;
+    opt.period_us = shape.period_us;
+    opt.n_periods = shape.n_periods;
+    opt.sample_us = shape.sample_us;
+    opt.n_samples = shape.n_samples;
+    if (simulation_run(&w, &c, ops, state, &opt, &res, err) != 0)
+        goto done;
+    rep->periods = calloc(shape.n_periods, sizeof *rep->periods);
+    rep->samples = calloc(shape.n_samples ? shape.n_samples : 1, sizeof *rep->samples);
+    if (!rep->periods || !rep->samples) {
+        err_set(err, NULL, 0, 0, "out of memory");
+        goto done;
+    }
+    for (uint32_t p = 0; p < shape.n_periods; p++) {
+        struct forecast_period *fp = &rep->periods[p];
+        const struct sim_period_stats *ps = &res.periods[p];
+        fp->utilization = ps->capacity_slot_us > 0 ? ps->busy_slot_us / ps->capacity_slot_us : 0;
+        fp->peak_demand_gpus = ps->peak_demand_slots;
+        fp->capacity_gpus = ps->capacity_slot_us / (double)shape.period_us;
+        fp->lost_gpu_hours = ps->lost_slot_us / 3.6e9;
+        fp->failures = (double)ps->failures;
+        fp->team_gpu_hours = calloc(shape.n_teams, sizeof *fp->team_gpu_hours);
+        if (!fp->team_gpu_hours) {
+            err_set(err, NULL, 0, 0, "out of memory");
+            goto done;
+        }
+        /* the host counts jobs without a team last, as the forecast does */
+        for (size_t t = 0; t < shape.n_teams && t < res.n_teams; t++)
+            fp->team_gpu_hours[t] = res.team_busy_slot_us[p * res.n_teams + t] / 3.6e9;
+    }
+    for (uint32_t k = 0; k < shape.n_samples; k++)
+        rep->samples[k] = (struct forecast_sample){res.samples[k].capacity_slots, res.samples[k].in_use_slots,
+                                                   res.samples[k].demand_slots, res.samples[k].queue_jobs};
+    if (period_waits(&w, &res, &shape, s->horizon.length_us, rep->periods, err) != 0 ||
+        team_waits(&w, &res, shape.n_teams, rep, err) != 0)
+        goto done;
+    rc = 0;
+done:
+    if (rc != 0 && !err->set)
+        err_set(err, s->path, 0, 0, "out of memory");
+    if (rc != 0)
+        forecast_replication_release(rep, shape.n_periods);
+    sim_result_release(&res);
+    if (ops)
+        ops->destroy(state);
+    cluster_release(&c);
+    workload_release(&w);
+    forecast_result_release(&shape);
+    return rc;
+}
+
+static struct forecast_band band_of(double *x, size_t n)
+{
+    struct forecast_band b = {0, 0, 0, 0};
+    if (!n)
+        return b;
+    b.mean = gsl_stats_mean(x, 1, n);
+    gsl_sort(x, 1, n);
+    b.p5 = quantile(x, n, 0.05);
+    b.p50 = quantile(x, n, 0.50);
+    b.p95 = quantile(x, n, 0.95);
+    return b;
+}
+
+struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t period, enum forecast_metric m)
+{
+    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
+    struct forecast_band b = {0, 0, 0, 0};
+    if (!x)
+        return b;
+    for (uint32_t i = 0; i < r->completed; i++)
+        x[i] = forecast_period_metric(&r->reps[i].periods[period], m);
+    b = band_of(x, r->completed);
+    free(x);
+    return b;
+}
+
+struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_t period, size_t team)
+{
+    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
+    struct forecast_band b = {0, 0, 0, 0};
+    if (!x)
+        return b;
+    for (uint32_t i = 0; i < r->completed; i++)
+        x[i] = r->reps[i].periods[period].team_gpu_hours[team];
+    b = band_of(x, r->completed);
+    free(x);
+    return b;
+}
+
+struct forecast_band forecast_band_sample(const struct forecast_result *r, uint32_t sample, size_t field)
+{
+    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
+    struct forecast_band b = {0, 0, 0, 0};
+    if (!x)
+        return b;
+    for (uint32_t i = 0; i < r->completed; i++) {
+        const struct forecast_sample *s = &r->reps[i].samples[sample];
+        x[i] = field == 0 ? s->capacity_gpus : field == 1 ? s->in_use_gpus : field == 2 ? s->demand_gpus : s->queue_jobs;
+    }
+    b = band_of(x, r->completed);
+    free(x);
+    return b;
+}

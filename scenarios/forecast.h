@@ -1,0 +1,93 @@
+/* forecast: Monte Carlo replications of a scenario over its horizon, and
+ * what a planner reads from them.
+ *
+ * One replication r synthesizes the workload (and the failures, the lead
+ * times) from seed derive(scenario seed, r), runs it under the scenario's
+ * policy, and measures every period (week, month or quarter) of the horizon
+ * plus a time series sampled every `sample_us`. Replications are independent,
+ * so hosts run them in parallel processes; the results depend only on the
+ * scenario and r, never on how many run at once.
+ */
+#ifndef FLEETSIM_SCENARIOS_FORECAST_H
+#define FLEETSIM_SCENARIOS_FORECAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenarios/scenario.h"
+#include "sim/engine.h"
+#include "sim/err.h"
+
+/* One period of one replication. */
+struct forecast_period {
+    double utilization;        /* busy / capacity present */
+    double wait_p50_s, wait_p95_s, wait_p99_s; /* jobs submitted in the period that started */
+    double wait_mean_s;
+    double peak_demand_gpus;   /* max of GPUs in use + GPUs asked by queued jobs */
+    double capacity_gpus;      /* mean GPUs present */
+    double lost_gpu_hours;     /* work lost to failures (since last checkpoints) */
+    double failures;
+    double jobs_submitted, jobs_started;
+    double *team_gpu_hours;    /* n_teams entries */
+};
+
+/* One sample of the time series of one replication. */
+struct forecast_sample {
+    double capacity_gpus, in_use_gpus, demand_gpus, queue_jobs;
+};
+
+struct forecast_replication {
+    struct forecast_period *periods; /* n_periods */
+    struct forecast_sample *samples; /* n_samples */
+    double *team_waits_s;            /* waits of started jobs, per team, sorted; ... */
+    size_t *team_n_waits;            /* ... team t's are at team_waits_s[team_offset[t]..] */
+    size_t *team_offset;
+};
+
+/* A metric across replications: mean and quantiles (linear interpolation). */
+struct forecast_band {
+    double mean, p5, p50, p95;
+};
+
+struct forecast_result {
+    const struct scenario *scenario; /* borrowed */
+    uint32_t replications;           /* asked for */
+    uint32_t completed;              /* finished (fewer: interrupted, partial) */
+    int partial;
+    sim_time start_us, period_us, sample_us;
+    uint32_t n_periods, n_samples;
+    char period_name[16];            /* "week", "month", "quarter" */
+    size_t n_teams;
+    char **team_names;
+    struct forecast_replication *reps; /* completed entries */
+};
+
+/* Runs replication r of s (seed derived from the scenario's seed and r) under
+ * the scenario's forecast policy (or `policy` when not NULL) and fills rep
+ * (allocating its arrays; release with forecast_replication_release). n_teams
+ * and team names come from the synthesized workload: every replication of a
+ * scenario has the same teams. Returns 0 or -1. */
+int forecast_run_replication(const struct scenario *s, uint32_t r, const char *policy,
+                             struct forecast_replication *rep, struct err *err);
+void forecast_replication_release(struct forecast_replication *rep, uint32_t n_periods);
+/* The shape of a forecast of s: periods, samples, teams (names owned by r). */
+int forecast_result_init(struct forecast_result *r, const struct scenario *s, uint32_t replications,
+                         struct err *err);
+void forecast_result_release(struct forecast_result *r);
+/* The seed of replication r. */
+uint64_t forecast_seed(const struct scenario *s, uint32_t r);
+
+/* The names of the metrics of struct forecast_period, for tables and charts. */
+enum forecast_metric {
+    FM_UTILIZATION, FM_WAIT_P50, FM_WAIT_P95, FM_WAIT_P99, FM_WAIT_MEAN, FM_PEAK_DEMAND, FM_CAPACITY,
+    FM_LOST_GPU_HOURS, FM_FAILURES, FM_JOBS_SUBMITTED, FM_JOBS_STARTED, FM_COUNT
+};
+const char *forecast_metric_name(enum forecast_metric m); /* "utilization", "wait_p95_s", ... */
+double forecast_period_metric(const struct forecast_period *p, enum forecast_metric m);
+/* The band of metric m in period p across the completed replications. */
+struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t period, enum forecast_metric m);
+struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_t period, size_t team);
+struct forecast_band forecast_band_sample(const struct forecast_result *r, uint32_t sample,
+                                          size_t field /* 0 capacity, 1 in use, 2 demand, 3 queue */);
+
+#endif
