@@ -450,6 +450,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
         d->retry_pass_us = now + 5000000;
         return;
     }
+    log_write(LOGL_DEBUG, "pass", "at_us=%lld visible=%u running=%u starts=%u reserved=%u left_out=%u",
+              (long long)pass_now, visible, d->n_running, res.n_starts, res.n_reserved, res.left_out);
     struct pending_start *ps = calloc(res.n_starts + 1, sizeof *ps);
     if (!ps) {
         sched_result_release(&res);

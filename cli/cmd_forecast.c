@@ -213,7 +213,8 @@ static json_t *forecast_json(const struct forecast_result *r)
         for (int m = 0; m < FM_COUNT; m++) {
             struct forecast_band b = forecast_band_of(r, p, (enum forecast_metric)m);
             json_object_set_new(o, forecast_metric_name((enum forecast_metric)m),
-                                json_pack("{s:f, s:f, s:f, s:f}", "mean", b.mean, "p5", b.p5, "p50", b.p50, "p95", b.p95));
+                                json_pack("{s:f, s:f, s:f, s:f, s:[f, f]}", "mean", b.mean, "p5", b.p5, "p50",
+                                          b.p50, "p95", b.p95, "ci95", b.ci95_lo, b.ci95_hi));
         }
         json_t *teams = json_object();
         for (size_t t = 0; t < r->n_teams; t++)
@@ -388,7 +389,7 @@ int cmd_plan(int argc, char **argv)
                      : !strcmp(s.plan.slo_metric, "p99_wait") ? FM_WAIT_P99 : FM_WAIT_P95;
         slo.threshold_s = s.plan.slo_threshold_s;
         char d[32];
-        units_format_duration(d, sizeof d, (int64_t)llround(slo.threshold_s * 1e6));
+        units_format_duration(d, sizeof d, slo.threshold_s);
         snprintf(slo_text, sizeof slo_text, "%s <= %s", s.plan.slo_metric, d);
     } else {
         scenario_release(&s);

@@ -10,6 +10,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/schema.h"
 #include "sim/units.h"
+#include "traces/synth.h"
 
 static const char validate_usage[] =
     "usage: fleetsim validate [options] FILE\n"
@@ -150,6 +151,39 @@ static void print_procurement(const struct scenario *s)
     }
 }
 
+/* Only for scenarios with a workload, so summaries of hardware-only
+ * scenarios read as before. */
+static void print_workload(const struct scenario *s)
+{
+    const struct workload_spec *w = &s->workload;
+    if (!s->has_workload)
+        return;
+    double per_hour = 0;
+    for (size_t i = 0; i < w->n_teams; i++)
+        per_hour += w->teams[i].jobs_per_hour;
+    printf("workload     %zu teams, %g jobs/h at the start", w->n_teams, per_hour);
+    if (w->base_trace)
+        printf("; base trace %s (growth %g per quarter)", w->base_trace, w->base_growth_per_quarter);
+    printf("\n");
+    for (size_t i = 0; i < w->n_teams; i++) {
+        const struct team_spec *t = &w->teams[i];
+        double expect = synth_expected_jobs(t, 0, s->horizon.length_us, s->start_unix_s);
+        printf("  %-16s %8g jobs/h, growth %g per quarter, %.0f jobs expected over the horizon\n", t->name,
+               t->jobs_per_hour, t->growth_per_quarter, expect);
+    }
+    char len[32], smp[32];
+    units_format_duration(len, sizeof len, (double)s->horizon.length_us / 1e6);
+    units_format_duration(smp, sizeof smp, (double)s->horizon.sample_us / 1e6);
+    static const char *const periods[] = {"week", "month", "quarter"};
+    printf("horizon      %s by %s, sampled every %s; %u replications of %s\n", len, periods[s->horizon.period], smp,
+           (unsigned)s->forecast.replications, s->forecast.policy);
+    if (s->plan.has_slo) {
+        char slo[32];
+        units_format_duration(slo, sizeof slo, s->plan.slo_threshold_s);
+        printf("plan         %s <= %s with confidence %g\n", s->plan.slo_metric, slo, s->plan.confidence);
+    }
+}
+
 static void print_summary(const struct scenario *s)
 {
     char date[16] = "not set";
@@ -164,6 +198,7 @@ static void print_summary(const struct scenario *s)
            job_class_name(s->default_class), s->comm_fraction[0], s->comm_fraction[1], s->comm_fraction[2]);
     print_failures(s);
     print_procurement(s);
+    print_workload(s);
 }
 
 /* ---- JSON ---- */
@@ -236,6 +271,19 @@ static int print_summary_json(const struct scenario *s)
         f->oversubscription, "link_gbps", f->link_gbps, "failures", "enabled", s->failures.enabled, "categories",
         (json_int_t)s->failures.n_categories, "expected_per_day", scenario_expected_failures_per_day(s),
         "procurement", json_procurement(s));
+    if (root && s->has_workload) {
+        json_t *teams = json_array();
+        for (size_t i = 0; i < s->workload.n_teams; i++) {
+            const struct team_spec *t = &s->workload.teams[i];
+            json_array_append_new(
+                teams, json_pack("{s:s, s:f, s:f, s:f}", "name", t->name, "jobs_per_hour", t->jobs_per_hour,
+                                 "growth_per_quarter", t->growth_per_quarter, "expected_jobs",
+                                 synth_expected_jobs(t, 0, s->horizon.length_us, s->start_unix_s)));
+        }
+        json_object_set_new(root, "workload",
+                            json_pack("{s:o, s:s?, s:f}", "teams", teams, "base_trace", s->workload.base_trace,
+                                      "base_growth_per_quarter", s->workload.base_growth_per_quarter));
+    }
     return print_json(root);
 }
 

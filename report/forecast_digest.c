@@ -102,7 +102,7 @@ static void fmt_usd(char *buf, size_t len, double v)
 
 static struct forecast_band band_of_values(double *v, size_t n)
 {
-    struct forecast_band b = {NAN, NAN, NAN, NAN};
+    struct forecast_band b = {NAN, NAN, NAN, NAN, NAN, NAN};
     if (!n)
         return b;
     gsl_sort(v, 1, n);

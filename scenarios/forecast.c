@@ -1,6 +1,8 @@
 #include "scenarios/forecast.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
+#include <math.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,10 +286,16 @@ done:
 
 static struct forecast_band band_of(double *x, size_t n)
 {
-    struct forecast_band b = {0, 0, 0, 0};
+    struct forecast_band b = {0, 0, 0, 0, 0, 0};
     if (!n)
         return b;
     b.mean = gsl_stats_mean(x, 1, n);
+    b.ci95_lo = b.ci95_hi = b.mean;
+    if (n > 1) {
+        double half = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd_m(x, 1, n, b.mean) / sqrt((double)n);
+        b.ci95_lo = b.mean - half;
+        b.ci95_hi = b.mean + half;
+    }
     gsl_sort(x, 1, n);
     b.p5 = quantile(x, n, 0.05);
     b.p50 = quantile(x, n, 0.50);
@@ -298,7 +306,7 @@ static struct forecast_band band_of(double *x, size_t n)
 struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t period, enum forecast_metric m)
 {
     double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0};
+    struct forecast_band b = {0, 0, 0, 0, 0, 0};
     if (!x)
         return b;
     for (uint32_t i = 0; i < r->completed; i++)
@@ -311,7 +319,7 @@ struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t 
 struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_t period, size_t team)
 {
     double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0};
+    struct forecast_band b = {0, 0, 0, 0, 0, 0};
     if (!x)
         return b;
     for (uint32_t i = 0; i < r->completed; i++)
@@ -324,7 +332,7 @@ struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_
 struct forecast_band forecast_band_sample(const struct forecast_result *r, uint32_t sample, size_t field)
 {
     double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0};
+    struct forecast_band b = {0, 0, 0, 0, 0, 0};
     if (!x)
         return b;
     for (uint32_t i = 0; i < r->completed; i++) {

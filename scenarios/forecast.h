@@ -44,9 +44,12 @@ struct forecast_replication {
     size_t *team_offset;
 };
 
-/* A metric across replications: mean and quantiles (linear interpolation). */
+/* A metric across replications: mean and quantiles (linear interpolation),
+ * and the 95% confidence interval of the mean (Student t over the
+ * replications; equal to the mean with fewer than two). */
 struct forecast_band {
     double mean, p5, p50, p95;
+    double ci95_lo, ci95_hi;
 };
 
 struct forecast_result {

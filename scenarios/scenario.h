@@ -5,8 +5,11 @@
  * Sections so far: seed, start_date, node_types (overrides and additions to
  * the built-in catalog), cluster (partitions, fabric), runtime (job classes'
  * communication fractions), failures (preset, categories, distribution,
- * checkpoints), procurement (orders, retirements). The planner's workload,
- * horizon and forecast sections will join the same table.
+ * checkpoints), procurement (orders, retirements), and the planner's
+ * workload (teams and a base trace, traces/synth.h), horizon, forecast, plan
+ * and sweep. Sections that are absent take the schema's defaults
+ * (scenario_init sets the same values); has_workload says whether the file
+ * had a workload at all.
  *
  * Durations and dates become microseconds relative to start_date; sizes and
  * bandwidths their SI value (the unit is in the field name). The scenario

@@ -74,4 +74,20 @@ if cmp -s "$TMP/models1.csv" "$TMP/models2.csv" && cmp -s "$TMP/models1.json" "$
 else fail "scenario replay is not deterministic"; fi
 expect_exit 2 "--scenario with --nodes" "$FLEETSIM" replay --scenario tests/golden/plain-h100-16.yaml --nodes 4 $demo
 expect_exit 2 "bad scenario" "$FLEETSIM" replay --scenario tests/bad/scenario-unknown-key.yaml $demo
+# fit: a workload section from a trace that validate accepts with a cluster,
+# written atomically; the same trace gives the same file; a base trace
+# replayed by a scenario is found relative to the scenario file
+expect_exit 0 "fit --help" "$FLEETSIM" fit --help
+expect_exit 2 "fit without trace" "$FLEETSIM" fit
+expect_exit 2 "fit bad --by" "$FLEETSIM" fit --by group $demo
+expect_exit 3 "fit missing trace" "$FLEETSIM" fit "$TMP/does-not-exist.swf"
+if "$FLEETSIM" fit -q --by none -o "$TMP/fit1.yaml" $demo 2>"$TMP/fit.err" && "$FLEETSIM" fit --by none $demo >"$TMP/fit2.yaml" 2>/dev/null \
+   && cmp -s "$TMP/fit1.yaml" "$TMP/fit2.yaml" && grep -q "KS lognorm" "$TMP/fit.err"; then pass; else fail "fit -o and stdout differ, or no KS table"; fi
+{ printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 16}\n'; cat "$TMP/fit1.yaml"; } >"$TMP/fitted.yaml"
+check "fitted workload validates" "$FLEETSIM" validate "$TMP/fitted.yaml"
+check "fit --json" sh -c "\"$FLEETSIM\" fit --json $demo | python3 -c 'import json,sys; g=json.load(sys.stdin)[\"groups\"]; assert g and all(0 <= x[\"interarrival\"][\"ks\"] <= 1 for x in g)'"
+mkdir -p "$TMP/scn"
+cp $demo "$TMP/scn/base.swf"
+{ printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 16}\n'; printf 'workload:\n  trace: base.swf\n  base_growth_per_quarter: 0.2\n'; } >"$TMP/scn/s.yaml"
+check "workload trace relative to the scenario" "$FLEETSIM" validate "$TMP/scn/s.yaml"
 finish cli

@@ -5,10 +5,12 @@
 void suite_pcg32(void);
 void suite_engine(void);
 void suite_policies(void);
+void suite_policy_library(void);
 void suite_simulation(void);
 void suite_swf(void);
 void suite_jsonl(void);
 void suite_models(void);
+void suite_forecast(void);
 void suite_units(void);
 void suite_scenario(void);
 void suite_synth(void);
@@ -16,7 +18,7 @@ void suite_fit(void);
 void suite_sacct(void);
 
 static void (*const test_suites[])(void) = {
-    suite_pcg32, suite_engine, suite_policies, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_units,
+    suite_pcg32, suite_engine, suite_policies, suite_policy_library, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_forecast, suite_units,
     suite_scenario, suite_synth, suite_fit, suite_sacct,
 };
 

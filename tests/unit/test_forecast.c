@@ -1,0 +1,110 @@
+/* Forecasts against a case whose answer is known: an M/M/8 queue (Poisson
+ * arrivals, exponential runtimes, single-GPU jobs, FCFS on 8 GPUs). The
+ * forecast's 95% band for the mean wait must cover Erlang C's value in about
+ * 95% of repeated forecasts. */
+#include <gsl/gsl_sf_gamma.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/forecast.h"
+#include "scenarios/scenario.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+
+/* load 0.7 on 8 GPUs, mean runtime 1 h: 5.6 jobs an hour */
+static const char mmc_yaml[] = "seed: %llu\n"
+                               "cluster:\n"
+                               "  partitions:\n"
+                               "    - {name: all, node_type: H100-SXM, nodes: 1}\n"
+                               "workload:\n"
+                               "  teams:\n"
+                               "    - name: poisson\n"
+                               "      jobs_per_hour: 5.6\n"
+                               "      gpus: {1: 1}\n"
+                               "      classes: {training: 1}\n"
+                               "      runtime:\n"
+                               "        training: {distribution: weibull, shape: 1, scale: 1h}\n"
+                               "      limit_factor: 1000\n"
+                               "horizon: {length: 26w, period: quarter, sample: 1w}\n"
+                               "forecast: {replications: 8, policy: fcfs}\n";
+
+static double erlang_c_wait_s(int c, double lambda_per_s, double mu_per_s)
+{
+    double a = lambda_per_s / mu_per_s, rho = a / c, sum = 0;
+    for (int k = 0; k < c; k++)
+        sum += exp(k * log(a) - gsl_sf_lngamma(k + 1.0));
+    double top = exp(c * log(a) - gsl_sf_lngamma(c + 1.0)) / (1 - rho);
+    return top / (sum + top) / (c * mu_per_s - lambda_per_s);
+}
+
+static void test_mmc_coverage(void)
+{
+    const int forecasts = 30;
+    double truth = erlang_c_wait_s(8, 5.6 / 3600, 1.0 / 3600);
+    int covered = 0;
+    for (int f = 0; f < forecasts; f++) {
+        char yaml[2048];
+        snprintf(yaml, sizeof yaml, mmc_yaml, 1000ULL + (unsigned long long)f);
+        struct scenario s;
+        struct diag_list d;
+        struct err err;
+        scenario_init(&s);
+        diag_list_init(&d, 10);
+        err_clear(&err);
+        if (!CHECK_INT(scenario_load_buffer("mmc.yaml", yaml, strlen(yaml), &s, &d, &err), 0)) {
+            printf("  %s\n", err.msg);
+            return;
+        }
+        struct forecast_result r;
+        CHECK_INT(forecast_result_init(&r, &s, s.forecast.replications, &err), 0);
+        for (uint32_t i = 0; i < r.replications; i++)
+            CHECK_INT(forecast_run_replication(&s, i, NULL, &r.reps[i], &err), 0);
+        r.completed = r.replications;
+        /* the second quarter: the first starts empty */
+        struct forecast_band b = forecast_band_of(&r, 1, FM_WAIT_MEAN);
+        covered += b.ci95_lo <= truth && truth <= b.ci95_hi;
+        if (getenv("FLEETSIM_TEST_VERBOSE"))
+            printf("  forecast %d: mean wait %.1f s, 95%% band [%.1f, %.1f], Erlang C %.1f s\n", f, b.mean, b.ci95_lo,
+                   b.ci95_hi, truth);
+        forecast_result_release(&r);
+        diag_list_release(&d);
+        scenario_release(&s);
+    }
+    /* Binomial(30, 0.95): 25 or more covered with probability 0.998 */
+    if (!CHECK(covered >= 25))
+        printf("  the band covered Erlang C's %.1f s in %d of %d forecasts\n", truth, covered, forecasts);
+    CHECK(covered <= forecasts);
+}
+
+/* The same scenario and replication give the same numbers. */
+static void test_replication_deterministic(void)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, mmc_yaml, 7ULL);
+    struct scenario s;
+    struct diag_list d;
+    struct err err;
+    scenario_init(&s);
+    diag_list_init(&d, 10);
+    err_clear(&err);
+    CHECK_INT(scenario_load_buffer("mmc.yaml", yaml, strlen(yaml), &s, &d, &err), 0);
+    struct forecast_replication a, b;
+    CHECK_INT(forecast_run_replication(&s, 3, NULL, &a, &err), 0);
+    CHECK_INT(forecast_run_replication(&s, 3, NULL, &b, &err), 0);
+    CHECK(a.periods[1].wait_mean_s == b.periods[1].wait_mean_s);
+    CHECK(a.periods[0].utilization == b.periods[0].utilization);
+    CHECK(a.periods[0].jobs_submitted > 10000); /* 5.6/h over 13 weeks: about 12,230 */
+    CHECK_NEAR(a.periods[0].utilization, 0.7, 0.03);
+    forecast_replication_release(&a, 2);
+    forecast_replication_release(&b, 2);
+    diag_list_release(&d);
+    scenario_release(&s);
+}
+
+void suite_forecast(void)
+{
+    test_run("forecast replication deterministic", test_replication_deterministic);
+    test_run("forecast 95% band covers Erlang C (M/M/8)", test_mmc_coverage);
+}
