@@ -155,7 +155,8 @@ $(AGENT_UNIT): $(call obj,$(AGENT_UNIT_SRC)) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLI
 
 demo: deps
 	@$(MAKE) --no-print-directory $(FLEETSIM)
-	$(FLEETSIM) replay --policy fcfs+easy traces/examples/demo-gpu-cluster.swf
+	$(FLEETSIM) forecast --report build/demo-report scenarios/examples/quarterly.yaml
+	@echo "open build/demo-report/index.html; try: $(FLEETSIM) plan scenarios/examples/quarterly.yaml"
 
 unit: $(UNIT)
 	$(UNIT)

@@ -51,7 +51,7 @@ static void gpu_labels(struct buf *o, const struct metrics_view *v, uint32_t gi)
         buf_printf(o, "\",device=\"nvidia%d", g->minor);
     else
         buf_puts(o, "\",device=\"");
-    buf_puts(o, "\",modelName=\"");
+    buf_puts(o, "\",model_name=\"");
     label_value(o, g->model);
     buf_puts(o, "\",Hostname=\"");
     label_value(o, v->inv->nodes[g->node].name);

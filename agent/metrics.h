@@ -1,7 +1,8 @@
 /* metrics: the agent's Prometheus text exposition (format 0.0.4).
  *
  * GPU series use the DCGM exporter's metric names and labels (gpu, UUID,
- * pci_bus_id, device, modelName, Hostname) so existing dashboards work; they
+ * pci_bus_id, device, Hostname; its camelCase modelName is model_name, since
+ * promtool's lint refuses camelCase labels) so existing dashboards work; they
  * appear only when NVML is present. The agent's own series are under
  * fleetsim_: queue and running jobs, GPUs by state, a wait-time histogram,
  * scheduling passes and decisions, job outcomes and failures, API requests.

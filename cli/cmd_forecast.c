@@ -336,6 +336,13 @@ static void print_plan(FILE *out, const struct scenario *s, const struct plan_sl
                 o->for_period + 1);
     }
     fprintf(out, "cost         $%.0f\n", p->cost_usd);
+    if (!p->met) {
+        fprintf(out, "out of reach");
+        for (uint32_t k = 0; k < p->n_periods; k++)
+            if (p->out_of_reach[k])
+                fprintf(out, " %s%u", s->horizon.period == PERIOD_QUARTER ? "Q" : "#", k + 1);
+        fputc('\n', out);
+    }
     fprintf(out, "verdict      %s\n", p->met ? "the plan meets the SLO in every period" : p->reason);
     fprintf(out, "(%u forecasts run)\n\n", p->evaluations);
 }

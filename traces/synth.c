@@ -252,7 +252,7 @@ static int synth_team(const struct team_spec *t, size_t index, int32_t team_id, 
     pcg32_stream(&sizes, seed, RNG_SIZES, index);
     pcg32_stream(&durations, seed, RNG_DURATIONS, index);
     double peak = synth_peak_per_s(t, start_us, end_us);
-    if (!(peak > 0) || t->n_gpus == 0)
+    if (!(peak > 0))
         return 0;
     double end_s = (double)end_us / 1e6, t_s = (double)start_us / 1e6;
     uint64_t seq = 0;
@@ -266,14 +266,15 @@ static int synth_team(const struct team_spec *t, size_t index, int32_t team_id, 
             continue;
         if (u * peak * 3600 >= synth_rate_per_hour(t, at, start_unix_s))
             continue;
-        size_t g = synth_pick(t->gpu_weights, t->n_gpus, pcg32_unit(&sizes));
+        double ug = pcg32_unit(&sizes); /* drawn even with one choice: two uniforms per job */
+        int32_t gpus = t->n_gpus ? t->gpus[synth_pick(t->gpu_weights, t->n_gpus, ug)] : 1;
         size_t c = synth_pick(t->class_weights, JOB_CLASS_COUNT, pcg32_unit(&sizes));
         double rt = synth_runtime_s(&t->runtime[c], &durations);
         struct job j = {.id = -1, .submit_us = at, .user = -1, .team = team_id, .status = -1,
                         .job_class = (int32_t)c};
         j.runtime_us = llround(rt * 1e6);
         j.limit_us = synth_limit_us(t, rt, j.runtime_us);
-        j.slots = t->gpus[g];
+        j.slots = gpus;
         if (synth_push(o, &j, 2 + (uint32_t)index, seq++, 0) != 0)
             return -1;
     }

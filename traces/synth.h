@@ -71,7 +71,7 @@ struct team_spec {
     double weekly[7];  /* by day of week, Monday first, mean 1 */
     struct burst *bursts;
     size_t n_bursts;
-    int32_t *gpus;     /* GPU counts ... */
+    int32_t *gpus;     /* GPU counts (none: every job 1 GPU) ... */
     double *gpu_weights; /* ... and their weights */
     size_t n_gpus;
     double class_weights[JOB_CLASS_COUNT];
@@ -91,8 +91,9 @@ struct workload_spec {
 
 void workload_spec_init(struct workload_spec *s);
 void workload_spec_release(struct workload_spec *s);
-/* Defaults of one team: flat profiles, no bursts, no GPU counts yet, all
- * jobs of class `cls`, runtimes fixed 1 h, limit_factor 1, no growth. */
+/* Defaults of one team: flat profiles, no bursts, no GPU counts (n_gpus 0:
+ * every job takes 1 GPU), all jobs of class `cls`, runtimes fixed 1 h,
+ * limit_factor 1, no growth, rate 0 (set jobs_per_hour). */
 void team_spec_init(struct team_spec *t, enum job_class cls);
 /* Appends a team initialised by team_spec_init (default class training);
  * the spec owns what the team points to. Returns it, or NULL (memory). */

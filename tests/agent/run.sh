@@ -180,8 +180,9 @@ B=$(ag main submit --gpus 8 --time 5s -- sleep 1)
 C=$(ag main submit --gpus 16 --time 5s -- sleep 0.3)
 D=$(ag main submit --gpus 4 --time 2s -- sleep 0.3)
 E=$(ag main submit --gpus 1 --time 2s -- sleep 0.3)
-r=$(job_field main "$B" reserved_us) # EASY reserves for the first job that does not fit
-[ -n "$r" ] && pass || fail "the policy's reservation for job $B is not kept in the queue"
+wait_state main "$B" running 5 || fail "job $B did not start"
+r=$(job_field main "$C" reserved_us) # EASY's reservation for the first job that does not fit
+[ -n "$r" ] && pass || fail "the policy's reservation for job $C is not kept in the queue"
 wait_idle main 20 || fail "order jobs did not finish"
 order=$($CHECK trace-order "$TMP/main.state/trace.jsonl")
 if [ "$order" = "$A $B $D $E $C" ]; then pass; else fail "fcfs+easy start order: $order, want $A $B $D $E $C"; fi
@@ -394,7 +395,7 @@ if cc -shared -fPIC -o "$TMP/lib/libnvidia-ml.so.1" tests/agent/fake_nvml/fake_n
   [ "$(cat "$TMP/cvd/cvd-$J.out" 2>/dev/null)" = GPU-0b5e55ed-0000-4000-8000-000000000000 ] && pass ||
     fail "the job must get the healthy GPU 0: $(cat "$TMP/cvd/cvd-$J.out" 2>/dev/null)"
   $CHECK http GET "http://127.0.0.1:$port2/metrics" "$(cat "$TMP/token")" | tail -n +2 >"$TMP/metrics-nv.txt"
-  grep -q '^DCGM_FI_DEV_FB_FREE{gpu="0",UUID="GPU-0b5e55ed-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname=' "$TMP/metrics-nv.txt" &&
+  grep -q '^DCGM_FI_DEV_FB_FREE{gpu="0",UUID="GPU-0b5e55ed-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",device="nvidia0",model_name="NVIDIA H100 80GB HBM3",Hostname=' "$TMP/metrics-nv.txt" &&
     grep -q '^DCGM_FI_DEV_XID_ERRORS{gpu="1".*} 79$' "$TMP/metrics-nv.txt" && pass ||
     fail "DCGM series: $(grep DCGM "$TMP/metrics-nv.txt" | head -5)"
   if command -v promtool >/dev/null 2>&1; then

@@ -24,3 +24,13 @@ echo
 echo "(d) 100,000 GPUs: 12,500 H100 nodes, rail-optimized fabric (2:1 to the spine), Llama 3 failures,"
 echo "    contention, EASY, generated workload, 90 days (target: under 30 s and 2 GiB)"
 "$BENCH" fleet 90
+echo
+echo "(e) forecast: 100 replications of one quarter on 4,096 H100 GPUs with failures (target: under 60 s on 2 cores)"
+FLEETSIM=$BUILD/fleetsim
+for j in 1 2; do
+  t0=$(date +%s.%N)
+  "$FLEETSIM" forecast -q -j $j tests/bench/forecast-4096.yaml >/dev/null
+  t1=$(date +%s.%N)
+  eval "wall_$j=\$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }')"
+done
+awk -v a="$wall_1" -v b="$wall_2" 'BEGIN { printf "forecast  -j 1: %.1f s   -j 2: %.1f s   speed-up %.2fx\n", a, b, a / b }'
