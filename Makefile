@@ -176,7 +176,7 @@ check-seams: $(POLICY_LIB)
 	@sh tests/check_seams.sh $(POLICY_LIB)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH) $(AGENT)
+	@$(MAKE) --no-print-directory $(FLEETSIM) $(BENCH) $(AGENT) $(PLUGINS)
 	@BUILD=$(BUILD) sh tests/bench/run.sh
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -1400,7 +1400,8 @@ static int ended_cmp(const void *a, const void *b)
 static void process_events(struct daemon *d)
 {
     enum { MAX_INSTANTS = 256 };
-    qsort(d->ended, d->n_ended, sizeof *d->ended, ended_cmp);
+    if (d->n_ended > 1)
+        qsort(d->ended, d->n_ended, sizeof *d->ended, ended_cmp);
     uint32_t e = 0, instants = 0;
     uint32_t q = d->n_queued; /* first queued job submitted after the last pass */
     while (q > 0 && d->queued[q - 1]->submit_us > d->last_pass_us)

@@ -203,7 +203,8 @@ static void load_ids(struct record *r)
     }
     free(line);
     fclose(f);
-    qsort(r->ids, r->n_ids, sizeof *r->ids, cmp_id);
+    if (r->n_ids > 1)
+        qsort(r->ids, r->n_ids, sizeof *r->ids, cmp_id);
 }
 
 int record_has(struct record *r, int64_t id)

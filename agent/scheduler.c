@@ -251,7 +251,8 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         s->by_end[r] = r;
     }
     by_end_running = s->running;
-    qsort(s->by_end, n_running, sizeof *s->by_end, by_end_cmp);
+    if (n_running > 1)
+        qsort(s->by_end, n_running, sizeof *s->by_end, by_end_cmp);
 
     uint32_t need = nq + n_running + 1;
     if (grow((void **)&s->out.items, &s->out.cap, need, sizeof *s->out.items) != 0)

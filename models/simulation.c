@@ -1028,7 +1028,8 @@ static int run_pass(struct host *h)
     uint32_t need = h->n_queued + h->n_running + 1;
     if (grow((void **)&h->out.items, &h->out.cap, need, sizeof *h->out.items) != 0)
         return oom(h);
-    int64_t alloc_need = h->free_slots + h->n_queued + 1;
+    /* a preempting pass may reuse every slot it frees: size for the whole cluster */
+    int64_t alloc_need = h->total_slots + h->n_queued + 1;
     if (alloc_need > UINT32_MAX / 2)
         alloc_need = UINT32_MAX / 2;
     if (grow((void **)&h->out.allocs, &h->out.cap_allocs, (uint32_t)alloc_need, sizeof *h->out.allocs) != 0)

@@ -132,7 +132,7 @@ struct policy_decision {
 };
 
 /* Caller-owned output. The host sizes it so that any sane pass fits:
- * cap >= n_queued + n_running and cap_allocs >= free slots + n_queued. */
+ * cap >= n_queued + n_running and cap_allocs >= total slots + n_queued. */
 struct policy_decisions {
     struct policy_decision *items;
     uint32_t n, cap;

@@ -104,7 +104,8 @@ int preempt_begin(struct preempt *pr, const struct cluster_view *view, const dou
         }
         pr->victims[pr->n_victims++] = (struct preempt_victim){tier_running[r], run->start_us, run->job.id, r, up};
     }
-    qsort(pr->victims, pr->n_victims, sizeof *pr->victims, victim_cmp);
+    if (pr->n_victims > 1)
+        qsort(pr->victims, pr->n_victims, sizeof *pr->victims, victim_cmp);
     return 0;
 }
 

@@ -190,7 +190,7 @@ static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_poli
     if (name && scalar(r, name, "'name'"))
         snprintf(p->name, sizeof p->name, "%s", reader_text(name));
     else
-        snprintf(p->name, sizeof p->name, "%s", p->spec);
+        snprintf(p->name, sizeof p->name, "%.127s", p->spec);
     return ok;
 }
 
@@ -213,7 +213,7 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
     if (name && scalar(r, name, "'name'"))
         snprintf(w->name, sizeof w->name, "%s", reader_text(name));
     else
-        snprintf(w->name, sizeof w->name, "%s", w->trace);
+        snprintf(w->name, sizeof w->name, "%.127s", w->trace);
     ok &= integer(r, reader_get(r, n, "jobs"), "'jobs'", 1, 100000000, &w->jobs);
     ok &= integer(r, reader_get(r, n, "nodes"), "'nodes'", 1, 10000000, &w->nodes);
     ok &= integer(r, reader_get(r, n, "slots"), "'slots'", 1, 4096, &w->slots);

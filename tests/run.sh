@@ -25,9 +25,11 @@ run_group sh tests/check_seams.sh "$BUILD/libfleetpolicies.a"
 run_group "$BUILD/tests/unit_tests"
 run_group sh tests/cli_test.sh
 run_group sh tests/policy/run.sh
+run_group sh tests/bench/suite_test.sh
 run_group sh tests/bad/run.sh
 run_group sh tests/report/run.sh
 run_group sh tests/planner/run.sh
+run_group sh tests/agent/run.sh
 run_group sh tests/paper/run.sh
 run_group sh tests/agreement/run.sh
 rm -f "$log"

@@ -14,6 +14,7 @@
 
 #include "models/cluster.h"
 #include "models/failures.h"
+#include "models/policy_plugin.h"
 #include "models/runtime_model.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
@@ -300,8 +301,119 @@ static int bench_fleet(int days)
     return 0;
 }
 
+/* Policy decision time per scheduling pass: one view of 2,000 nodes x 8
+ * GPUs, 95% busy with 1-16 GPU jobs, and 10,000 queued jobs of 4 teams;
+ * decide() on it `reps` times with the buffers policy.h promises; the
+ * median pass. The same view every time, so every pass does the same work. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int bench_decide(const char *spec, int reps)
+{
+    enum { NODES = 2000, GPUS = 8, QUEUED = 10000 };
+    struct pcg32 r;
+    pcg32_stream(&r, 99, RNG_TEST, 5);
+    struct policy_node *nodes = calloc(NODES, sizeof *nodes);
+    uint32_t *with_free = malloc(NODES * sizeof *with_free);
+    struct policy_running *running = malloc(NODES * GPUS * sizeof *running);
+    uint32_t *by_end = malloc(NODES * GPUS * sizeof *by_end);
+    struct policy_alloc *allocs = malloc(NODES * GPUS * sizeof *allocs);
+    struct policy_job *queued = malloc(QUEUED * sizeof *queued);
+    int64_t now = 86400LL * 1000000 * 30;
+    struct cluster_view v = {.now_us = now, .nodes = nodes, .n_nodes = NODES, .nodes_with_free = with_free,
+                             .running = running, .running_by_end = by_end, .allocs = allocs, .queued = queued};
+    for (uint32_t i = 0; i < NODES; i++)
+        nodes[i] = (struct policy_node){0, POLICY_NODE_UP, GPUS, GPUS, (int32_t)(i / 9 * 9), (int32_t)(i / 32),
+                                        (int32_t)(i / 256), 0};
+    /* fill 95% of the GPUs with running jobs, node by node */
+    uint32_t n_run = 0, n_alloc = 0;
+    for (uint32_t i = 0; i < NODES; i++) {
+        while (nodes[i].free_slots > 0 && pcg32_bounded(&r, 100) < 95) {
+            int32_t g = 1 + (int32_t)pcg32_bounded(&r, (uint32_t)nodes[i].free_slots);
+            nodes[i].free_slots -= g;
+            int64_t start = now - (int64_t)pcg32_bounded(&r, 36000) * 1000000;
+            int64_t est = (600 + (int64_t)pcg32_bounded(&r, 86400)) * 1000000;
+            running[n_run] = (struct policy_running){
+                {(int64_t)n_run + 1, start - 1000000, est, g, (int32_t)pcg32_bounded(&r, 40), (int32_t)pcg32_bounded(&r, 4),
+                 0, 0, -1, 0, 0, 0},
+                start, start + est, n_alloc, 1};
+            allocs[n_alloc++] = (struct policy_alloc){(int32_t)i, g};
+            by_end[n_run] = n_run;
+            n_run++;
+        }
+        v.total_slots += GPUS;
+        v.free_slots += nodes[i].free_slots;
+        if (nodes[i].free_slots > 0)
+            with_free[v.n_nodes_with_free++] = i;
+    }
+    /* by expected end: insertion sort would be slow; a simple key sort */
+    for (uint32_t gap = n_run / 2; gap > 0; gap /= 2)
+        for (uint32_t i = gap; i < n_run; i++)
+            for (uint32_t j = i; j >= gap && running[by_end[j - gap]].expected_end_us > running[by_end[j]].expected_end_us;
+                 j -= gap) {
+                uint32_t t = by_end[j];
+                by_end[j] = by_end[j - gap];
+                by_end[j - gap] = t;
+            }
+    v.n_running = n_run;
+    static const int sizes[] = {1, 1, 2, 4, 8, 8, 16, 32, 64};
+    for (uint32_t k = 0; k < QUEUED; k++)
+        queued[k] = (struct policy_job){(int64_t)(NODES * GPUS + k + 1), now - (int64_t)(QUEUED - k) * 10000000,
+                                        (600 + (int64_t)pcg32_bounded(&r, 86400)) * 1000000,
+                                        sizes[pcg32_bounded(&r, 9)], (int32_t)pcg32_bounded(&r, 40),
+                                        (int32_t)pcg32_bounded(&r, 4), (int32_t)pcg32_bounded(&r, 3), 0, -1,
+                                        pcg32_bounded(&r, 4) == 0 ? (int64_t)pcg32_bounded(&r, 36000) * 1000000 : 0, 0, 0};
+    v.n_queued = QUEUED;
+    struct policy_decisions out = {0};
+    out.cap = v.n_queued + v.n_running;
+    out.cap_allocs = (uint32_t)v.free_slots + v.n_queued;
+    out.items = malloc(out.cap * sizeof *out.items);
+    out.allocs = malloc(out.cap_allocs * sizeof *out.allocs);
+    struct policy_plugin pl;
+    struct err err;
+    err_clear(&err);
+    if (policy_plugin_load(&pl, spec, NULL, &err) != 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    double *t = malloc((size_t)reps * sizeof *t);
+    uint32_t starts = 0, preempts = 0;
+    for (int k = 0; k < reps; k++) {
+        double t0 = now_s();
+        if (pl.ops->decide(pl.state, &v, &out) != 0) {
+            fprintf(stderr, "bench: %s failed to decide\n", spec);
+            return 1;
+        }
+        t[k] = now_s() - t0;
+    }
+    for (uint32_t k = 0; k < out.n; k++) {
+        starts += out.items[k].kind == POLICY_START;
+        preempts += out.items[k].kind == POLICY_PREEMPT;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    printf("decide    %-36s 10,000 queued, 2,000 nodes (%u running, %lld GPUs free): %8.3f ms per pass "
+           "(median of %d; %u starts, %u preemptions)\n",
+           spec, n_run, (long long)v.free_slots, t[reps / 2] * 1e3, reps, starts, preempts);
+    policy_plugin_unload(&pl);
+    free(t);
+    free(out.items);
+    free(out.allocs);
+    free(nodes);
+    free(with_free);
+    free(running);
+    free(by_end);
+    free(allocs);
+    free(queued);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "decide"))
+        return bench_decide(argv[2], atoi(argv[3]));
     if (argc == 4 && !strcmp(argv[1], "replay"))
         return bench_replay(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "synthetic"))
@@ -310,6 +422,6 @@ int main(int argc, char **argv)
         return bench_fleet(atoi(argv[2]));
     if (argc == 3 && !strcmp(argv[1], "engine"))
         return bench_engine((size_t)atol(argv[2]));
-    fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC | engine STEPS\n");
+    fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC | engine STEPS | decide SPEC REPS\n");
     return 2;
 }

@@ -34,3 +34,15 @@ for j in 1 2; do
   eval "wall_$j=\$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }')"
 done
 awk -v a="$wall_1" -v b="$wall_2" 'BEGIN { printf "forecast  -j 1: %.1f s   -j 2: %.1f s   speed-up %.2fx\n", a, b, a / b }'
+echo
+echo "(d) fleetsim-agent: submit-to-start latency, submissions per second with 1,000 queued jobs"
+sh tests/agent/bench.sh
+echo
+echo "(e) policy decision time per scheduling pass: 10,000 queued jobs on 2,000 nodes x 8 GPUs (95% busy);"
+echo "    the median of 21 passes over the same view (tiresias and srtf preempt in it)"
+for p in fcfs+easy sjf+easy fcfs+conservative multifactor+easy fairshare+easy+pack \
+         "fcfs+easy+quota(default_gpus=4000)" "fcfs+easy+preempt(team_tier=1:1)" tiresias+spread srtf \
+         fcfs+easy+first-fit fcfs+easy+best-fit fcfs+easy+spread fcfs+easy+gavel \
+         "$BUILD/policies/examples/example_policy.so"; do
+  "$BENCH" decide "$p" 21
+done
