@@ -1,5 +1,6 @@
 /* _GNU_SOURCE: SO_PEERCRED / struct ucred, accept4. */
 #define _GNU_SOURCE
+#include "sim/suggest.h"
 #include "agent/api.h"
 
 #include <errno.h>
@@ -52,7 +53,7 @@ static int check_fields(json_t *obj, const struct field *fields, const char *whe
         for (const struct field *x = fields; x->key; x++) {
             if (strcmp(x->key, key) == 0)
                 f = x;
-            size_t d = config_edit_distance(key, x->key);
+            size_t d = suggest_distance(key, x->key);
             if (d < best) {
                 best = d;
                 near = x->key;
@@ -192,7 +193,7 @@ int api_parse(const char *text, size_t len, struct api_request *req, char *msg, 
     for (int i = 0; i < API_OP_COUNT; i++) {
         if (strcmp(op_names[i], op) == 0)
             found = i;
-        size_t d = config_edit_distance(op, op_names[i]);
+        size_t d = suggest_distance(op, op_names[i]);
         if (d < best) {
             best = d;
             near = op_names[i];

@@ -1,4 +1,5 @@
 #include "agent/config.h"
+#include "sim/suggest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -64,31 +65,6 @@ void config_release(struct agent_config *c)
     if (!c)
         return;
     set_env_allow(c, NULL, 0);
-}
-
-size_t config_edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
 }
 
 int config_parse_duration(const char *text, int64_t *us)
@@ -239,7 +215,7 @@ static const char *nearest_key(const char *name)
     const char *best = NULL;
     size_t best_d = 4;
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        size_t d = config_edit_distance(name, keys[i].name);
+        size_t d = suggest_distance(name, keys[i].name);
         if (d < best_d) {
             best_d = d;
             best = keys[i].name;

@@ -59,7 +59,5 @@ int config_xid_drains(const struct agent_config *c, int xid);
 /* "90s", "1.5h", "30m", "2d", "1:30:00", "2-00:00:00" -> microseconds.
  * A bare number is refused (seconds or minutes?). Returns 0 or -1. */
 int config_parse_duration(const char *text, int64_t *us);
-/* Levenshtein distance, capped; for "did you mean" suggestions. */
-size_t config_edit_distance(const char *a, const char *b);
 
 #endif

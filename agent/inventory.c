@@ -1,3 +1,4 @@
+#include "sim/suggest.h"
 #include "agent/inventory.h"
 
 #include <errno.h>
@@ -200,7 +201,7 @@ static int check_keys(json_t *obj, const char *const *allowed, const char *where
         for (const char *const *a = allowed; *a; a++) {
             if (strcmp(*a, key) == 0)
                 ok = 1;
-            size_t d = config_edit_distance(key, *a);
+            size_t d = suggest_distance(key, *a);
             if (d < best) {
                 best = d;
                 near = *a;

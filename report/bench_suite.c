@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scenarios/reader.h"
+#include "sim/suggest.h"
 
 static const char *const top_keys[] = {"policies", "workloads"};
 static const char *const policy_keys[] = {"name", "spec", "params", "ordering", "backfill", "placement", "preempt",
@@ -13,30 +14,6 @@ static const char *const policy_keys[] = {"name", "spec", "params", "ordering", 
 static const char *const workload_keys[] = {"name", "trace", "jobs", "nodes", "slots"};
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
-
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
 
 /* Reports keys of map not in keys[], with the nearest valid one. */
 static void check_keys(struct reader *r, const yaml_node_t *map, const char *what, const char *const *keys, size_t n)
@@ -51,7 +28,7 @@ static void check_keys(struct reader *r, const yaml_node_t *map, const char *wha
         for (size_t i = 0; i < n; i++) {
             if (!strcmp(keys[i], name))
                 found = 1;
-            size_t d = distance(name, keys[i]);
+            size_t d = suggest_distance(name, keys[i]);
             if (d < best) {
                 best = d;
                 near = keys[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/units.h"
+#include "sim/suggest.h"
 
 /* Rows for a distribution at path p: a duration, or a mapping naming the
  * kind and its parameters (models/distribution.h). Which parameters a kind
@@ -366,38 +367,12 @@ const char *schema_unit(const struct schema_key *k)
 
 /* ---- suggestions ---- */
 
-size_t schema_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return SIZE_MAX; /* no key is that long; nothing to suggest */
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            size_t best = diag + !same;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *schema_nearest(const char *word, const char *const *candidates, size_t n)
 {
     const char *best = NULL;
     size_t best_d = 4;
     for (size_t i = 0; i < n; i++) {
-        size_t d = schema_distance(word, candidates[i]);
+        size_t d = suggest_distance(word, candidates[i]);
         if (d < best_d) {
             best_d = d;
             best = candidates[i];

@@ -94,10 +94,9 @@ const char *schema_unit(const struct schema_key *k);
 int schema_convert(const struct schema_key *k, const char *shown, const char *text, int quoted,
                    struct schema_value *v, char *msg, size_t len);
 
-/* Edit distance (case ignored), and the nearest of n candidates that is
+/* The nearest of n candidates (sim/suggest.h's edit distance) that is
  * close enough to be a typo of word, or NULL: at most 3 edits and at most a
  * third of the word, so "rack" is not offered "link". */
-size_t schema_distance(const char *a, const char *b);
 const char *schema_nearest(const char *word, const char *const *candidates, size_t n);
 /* The nearest key inside parent_path, or NULL. */
 const char *schema_nearest_key(const char *parent_path, const char *word);

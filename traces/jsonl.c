@@ -14,6 +14,7 @@
 #include "sim/atomic_file.h"
 #include "sim/units.h"
 #include "traces/textfile.h"
+#include "sim/suggest.h"
 
 enum {
     JSONL_MAX_ERRORS = 20, /* then stop: the file is probably not a trace at all */
@@ -99,31 +100,6 @@ struct jsonl_line {
 
 /* ---- keys ---- */
 
-static size_t jsonl_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return SIZE_MAX; /* no key is that long; nothing to suggest */
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* The nearest key, or NULL when none is close enough to be a typo. A
  * suggestion must be nearer than the key is long, or "foo" would get "id". */
 static const char *jsonl_suggest(const char *key, const struct jsonl_key *keys, size_t n)
@@ -131,7 +107,7 @@ static const char *jsonl_suggest(const char *key, const struct jsonl_key *keys, 
     const char *best = NULL;
     size_t best_d = JSONL_SUGGEST_MAX + 1;
     for (size_t i = 0; i < n; i++) {
-        size_t d = jsonl_distance(key, keys[i].name);
+        size_t d = suggest_distance(key, keys[i].name);
         if (d < best_d) {
             best_d = d;
             best = keys[i].name;

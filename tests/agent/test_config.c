@@ -1,6 +1,7 @@
 /* Unit tests: agent/config (the config file, durations, allowlist). */
 #include <stdlib.h>
 
+#include "sim/suggest.h"
 #include "agent/config.h"
 #include "tests/unit/test.h"
 
@@ -86,7 +87,7 @@ static void test_durations(void)
     CHECK(config_parse_duration("1:70:00", &us) != 0);
     CHECK(config_parse_duration("abc", &us) != 0);
     CHECK(config_parse_duration("", &us) != 0);
-    CHECK_INT(config_edit_distance("polcy", "policy"), 1);
+    CHECK_INT(suggest_distance("polcy", "policy"), 1);
 }
 
 void suite_agent_config(void)

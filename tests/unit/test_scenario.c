@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/suggest.h"
 #include "models/distribution.h"
 #include "models/fabric.h"
 #include "models/failures.h"
@@ -417,7 +418,7 @@ static void test_nearest_key(void)
     CHECK_STR(schema_nearest_key("cluster.partitions[]", "node_typ"), "node_type");
     CHECK(schema_nearest_key("cluster.fabric", "zzz") == NULL);
     CHECK(schema_nearest_key("failures.categories[]", "rack") == NULL);
-    CHECK_INT(schema_distance("kitten", "sitting"), 3);
+    CHECK_INT(suggest_distance("kitten", "sitting"), 3);
 }
 
 /* Enum values are spelled as the models parse them; defaults convert and lie
