@@ -27,6 +27,7 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM PIPE
 n=0; while ! "$AGENT" status --socket "$SOCK" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 
 echo "(1) submit-to-start latency, idle agent, 200 jobs of 1 GPU: from the client's call to the job"
@@ -39,7 +40,7 @@ for k in range(200):
     stamp = os.path.join(tmp, "t%d" % k)
     t0 = time.time()
     jid = subprocess.run([agent, "submit", "--socket", sock, "--", "sh", "-c", 'date +%s%N >"$0"', stamp],
-                         capture_output=True, text=True).stdout.strip()
+                         capture_output=True, text=True, cwd=tmp).stdout.strip()
     for _ in range(5000):
         if os.path.exists(stamp) and os.path.getsize(stamp) > 0:
             break
@@ -56,13 +57,13 @@ print("  call -> start recorded:     p50 %.2f ms, p95 %.2f ms (the decision, com
 PY
 
 echo "(2) sustained submissions with 1,000 queued jobs (16 GPUs held by long jobs)"
-"$AGENT" submit --socket "$SOCK" --gpus 16 --time 1h -- sleep 3600 >/dev/null
-python3 - "$AGENT" "$SOCK" <<'PY'
+(cd "$TMP" && "$AGENT" submit --socket "$SOCK" --gpus 16 --time 1h -- sleep 3600 >/dev/null)
+python3 - "$AGENT" "$SOCK" "$TMP" <<'PY'
 import subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
-agent, sock = sys.argv[1], sys.argv[2]
+agent, sock, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
 def submit(_):
-    r = subprocess.run([agent, "submit", "--socket", sock, "--time", "10m", "--", "true"], capture_output=True)
+    r = subprocess.run([agent, "submit", "--socket", sock, "--time", "10m", "--", "true"], capture_output=True, cwd=tmp)
     return r.returncode
 t0 = time.time()
 with ThreadPoolExecutor(4) as ex:

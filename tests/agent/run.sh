@@ -58,6 +58,10 @@ else
   fail "agent unit tests not built: $UNIT"
 fi
 if [ ! -x "$AGENT" ]; then fail "$AGENT not built"; finish agent; exit 1; fi
+# private copies: a rebuild of the tree during the test must not pull the
+# binaries from under the agents this test restarts
+cp "$AGENT" "$TMP/fleetsim-agent" && AGENT=$TMP/fleetsim-agent
+cp "$FLEETSIM" "$TMP/fleetsim" && FLEETSIM=$TMP/fleetsim
 
 # ---- fixtures ----
 cat >"$TMP/inv.json" <<'EOF'
@@ -93,7 +97,8 @@ write_config() {
     for l in "$@"; do echo "$l"; done
   } >"$TMP/$_cn.conf"
 }
-ag() { _an=$1 _ac=$2; shift 2; "$AGENT" "$_ac" --socket "$TMP/run/$_an.sock" "$@"; }
+# client commands run in $TMP/work: jobs write fleetsim-ID.out/.err into the submitter's folder
+ag() { _an=$1 _ac=$2; shift 2; (cd "$TMP/work" && "$AGENT" "$_ac" --socket "$TMP/run/$_an.sock" "$@"); }
 # start_agent NAME: starts it and waits (at most 10 s) until it answers
 start_agent() {
   _sn=$1
@@ -299,16 +304,20 @@ write_config crash "policy = fcfs+easy"
 start_agent crash || { finish agent; exit 1; }
 : >"$TMP/marks"; : >"$TMP/acked"
 (
+  cd "$TMP/work" || exit 1
+  # each job is retried while the agent is down; a job that cannot be
+  # submitted in 200 tries (the agent is gone for good) ends the load
   k=1
   while [ $k -le 500 ]; do
     a=0
-    while [ $a -lt 400 ]; do
+    while [ $a -lt 200 ]; do
       tok="$k.$a"
       if id=$("$AGENT" submit --socket "$TMP/run/crash.sock" --time 30s -- "$TMP/mark.sh" "$tok" "$TMP/marks" 2>/dev/null); then
         echo "$tok $id" >>"$TMP/acked"; break
       fi
       a=$((a + 1)); sleep 0.02
     done
+    [ $a -ge 200 ] && break
     k=$((k + 1))
   done
   echo done >"$TMP/submitter.done"
@@ -327,6 +336,7 @@ while [ $kills -le 10 ]; do
   kills=$((kills + 1))
 done
 n=0; while [ ! -f "$TMP/submitter.done" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+kill "$submitter" 2>/dev/null # bounded: never wait for a stuck load
 wait "$submitter" 2>/dev/null
 wait_idle crash 60 || fail "crash load did not drain"
 ag crash queue --json >"$TMP/cq.json"; ag crash history --limit 100000 --json >"$TMP/ch.json"
