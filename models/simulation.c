@@ -593,6 +593,8 @@ static int queue_room(struct host *h)
         if (!sn)
             return oom(h);
         h->started_now = sn;
+        /* started_now is all zeros between passes */
+        memset(h->started_now + old_cap, 0, (h->cap_queued - old_cap) * sizeof *h->started_now);
     }
     return 0;
 }
@@ -1063,10 +1065,9 @@ static int run_pass(struct host *h)
     if (h->opt->on_pass)
         h->opt->on_pass(h->opt->hook_ctx, &view, &h->out);
 
-    memset(h->started_now, 0, h->n_queued);
     if (apply_preemptions(h) != 0)
         return -1;
-    uint32_t started = 0;
+    uint32_t started = 0, first_started = h->n_queued;
     for (uint32_t k = 0; k < h->out.n; k++) {
         const struct policy_decision *d = &h->out.items[k];
         if (d->kind == POLICY_PREEMPT)
@@ -1082,12 +1083,18 @@ static int run_pass(struct host *h)
         if (apply_start(h, d) != 0)
             return -1;
         started++;
+        if (d->job_index < first_started)
+            first_started = d->job_index;
     }
     if (started) {
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < h->n_queued; i++) {
-            if (h->started_now[i])
+        /* close the gaps, from the first start on (the head of the queue
+         * stays put), and leave started_now all zeros again */
+        uint32_t n = first_started;
+        for (uint32_t i = first_started; i < h->n_queued; i++) {
+            if (h->started_now[i]) {
+                h->started_now[i] = 0;
                 continue;
+            }
             h->queued[n] = h->queued[i];
             h->queued_w[n] = h->queued_w[i];
             n++;
