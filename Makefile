@@ -149,8 +149,8 @@ $(call obj,$(AGENT_SRC) $(AGENT_UNIT_SRC)): CFLAGS += $(shell pkg-config --cflag
 $(AGENT): $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(AGENT_LDLIBS) $(LDLIBS)
 
-$(AGENT_UNIT): $(call obj,$(AGENT_UNIT_SRC)) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_UNIT_SRC)) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB) \
+$(AGENT_UNIT): $(call obj,$(AGENT_UNIT_SRC) tests/unit/test_harness.c) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_UNIT_SRC) tests/unit/test_harness.c) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB) \
 	  $(AGENT_LDLIBS) $(LDLIBS)
 
 demo: deps

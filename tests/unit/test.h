@@ -16,6 +16,10 @@ int test_check_near(double got, double want, double tol, const char *expr, const
 /* Path of the shared traces folder, or NULL (the test then skips). */
 const char *test_shared_trace(const char *name);
 void test_skip(const char *why);
+/* Runs only tests whose name contains name_part (NULL: all). */
+void test_filter(const char *name_part);
+/* Prints "GROUP: N passed, N failed, N skipped"; returns the exit status. */
+int test_report(const char *group);
 
 #define CHECK(cond) test_check(!!(cond), #cond, __FILE__, __LINE__)
 #define CHECK_INT(got, want) test_check_int((long long)(got), (long long)(want), #got, __FILE__, __LINE__)
