@@ -482,8 +482,11 @@ static void print_compare(FILE *out, const struct variant *v, size_t n)
     for (int m = 0; m < 3; m++) {
         enum forecast_metric metric = m == 0 ? FM_UTILIZATION : m == 1 ? FM_WAIT_P95 : FM_PEAK_DEMAND;
         fprintf(out, "%s (mean over replications)\n%-8s", forecast_metric_name(metric), "period");
-        for (size_t i = 0; i < n; i++)
-            fprintf(out, " %22.22s", v[i].name);
+        /* the end of a name tells the variants apart (the sweep values) */
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(v[i].name);
+            fprintf(out, " %22s", len > 22 ? v[i].name + len - 22 : v[i].name);
+        }
         fputc('\n', out);
         for (uint32_t p = 0; p < v[0].r.n_periods; p++) {
             fprintf(out, "%-8u", p + 1);
@@ -573,7 +576,8 @@ int cmd_compare(int argc, char **argv)
         for (size_t g = 0; g < ng && rc == CLI_OK; g++) {
             for (size_t q = 0; q < np && rc == CLI_OK && n < cap; q++) {
                 char name[160];
-                int len = snprintf(name, sizeof name, "%s", a.files[f]);
+                const char *base = strrchr(a.files[f], '/');
+                int len = snprintf(name, sizeof name, "%s", base ? base + 1 : a.files[f]);
                 if (s->sweep.n_growth) {
                     for (size_t t = 0; t < s->workload.n_teams; t++)
                         s->workload.teams[t].growth_per_quarter = s->sweep.growth[g];

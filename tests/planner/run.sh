@@ -42,6 +42,21 @@ if cmp -s "$TMP/j1.json" "$TMP/j3.json" && [ -s "$TMP/j1.json" ]; then pass; els
 "$FLEETSIM" forecast -q -r 3 -j 2 --report "$TMP/r2" "$q" >/dev/null
 if diff -r "$TMP/r1" "$TMP/r2" >/dev/null; then pass; else fail "forecast reports differ with -j"; fi
 
+# compare: a sweep of 2 growth rates x 2 policies gives 4 variants, each forecast
+sed 's/  replications: 8/  replications: 2/' "$q" >"$TMP/sweep.yaml"
+printf 'sweep:\n  growth: [0.1, 0.3]\n  policy: [fcfs+easy, sjf+easy]\n' >>"$TMP/sweep.yaml"
+"$FLEETSIM" compare -q -j 2 --json --report "$TMP/cmp" "$TMP/sweep.yaml" >"$TMP/cmp.json"
+if python3 - "$TMP/cmp.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["variants"]
+assert [x["variant"] for x in v] == ["sweep.yaml g=0.10 fcfs+easy", "sweep.yaml g=0.10 sjf+easy",
+                                    "sweep.yaml g=0.30 fcfs+easy", "sweep.yaml g=0.30 sjf+easy"]
+u = [x["periods"][3]["utilization"]["mean"] for x in v]
+assert u[2] > u[0] and u[3] > u[1]  # more growth, busier last quarter
+PY
+then pass; else fail "compare: sweep variants"; fi
+if [ "$(wc -l <"$TMP/cmp/compare.csv")" = 17 ] && [ -f "$TMP/cmp/variant-4/index.html" ]; then pass; else fail "compare --report"; fi
+
 # Ctrl-C: partial results, exit 130
 "$FLEETSIM" forecast -r 64 -j 2 "$q" >"$TMP/partial.txt" 2>"$TMP/partial.err" &
 pid=$!
