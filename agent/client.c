@@ -516,23 +516,40 @@ static int parse_id(const char *cmd, const char *text, long long *id)
     return AGENT_OK;
 }
 
+/* Sends req (taken) for a read command. With --json the whole answer is
+ * printed here and *resp is NULL; otherwise *resp is the caller's to print
+ * and release. */
+static int request(const struct simple_opts *o, json_t *req, json_t **resp)
+{
+    int rc = call(o->sock, req, resp);
+    if (rc != AGENT_OK)
+        return rc;
+    if (o->json) {
+        print_json(*resp);
+        json_decref(*resp);
+        *resp = NULL;
+    }
+    return AGENT_OK;
+}
+
+static void print_job_header(const char *time_column, const char *last_column)
+{
+    printf("%-7s %-9s %-10s %-8s %-12s %4s %11s %11s  %s\n", "ID", "STATE", "USER", "TEAM", "NAME", "GPUS", "LIMIT",
+           time_column, last_column);
+}
+
 static int cmd_queue(int argc, char **argv)
 {
     struct simple_opts o;
     int rc = parse_simple("queue", argc, argv, &o, 0, 0);
     json_t *resp;
-    if (rc != AGENT_OK || (rc = call(o.sock, json_pack("{s:s}", "op", "queue"), &resp)) != AGENT_OK)
+    if (rc != AGENT_OK || (rc = request(&o, json_pack("{s:s}", "op", "queue"), &resp)) != AGENT_OK || !resp)
         return rc;
-    if (o.json) {
-        print_json(resp);
-    } else {
-        int64_t now = jint(resp, "now_us", now_us());
-        printf("%-7s %-9s %-10s %-8s %-12s %4s %11s %11s  %s\n", "ID", "STATE", "USER", "TEAM", "NAME", "GPUS", "LIMIT",
-               "TIME", "WHERE");
-        json_t *jobs = json_object_get(resp, "jobs");
-        for (size_t i = 0; i < json_array_size(jobs); i++)
-            print_job_row(json_array_get(jobs, i), now);
-    }
+    int64_t now = jint(resp, "now_us", now_us());
+    print_job_header("TIME", "WHERE");
+    json_t *jobs = json_object_get(resp, "jobs");
+    for (size_t i = 0; i < json_array_size(jobs); i++)
+        print_job_row(json_array_get(jobs, i), now);
     json_decref(resp);
     return AGENT_OK;
 }
@@ -551,32 +568,27 @@ static int cmd_history(int argc, char **argv)
     if (o.mine)
         json_object_set_new(req, "mine", json_true());
     json_t *resp;
-    if ((rc = call(o.sock, req, &resp)) != AGENT_OK)
+    if ((rc = request(&o, req, &resp)) != AGENT_OK || !resp)
         return rc;
-    if (o.json) {
-        print_json(resp);
-    } else {
-        printf("%-7s %-9s %-10s %-8s %-12s %4s %11s %11s  %s\n", "ID", "STATE", "USER", "TEAM", "NAME", "GPUS", "LIMIT",
-               "RAN", "EXIT/REASON");
-        json_t *jobs = json_object_get(resp, "jobs");
-        for (size_t i = 0; i < json_array_size(jobs); i++) {
-            json_t *j = json_array_get(jobs, i);
-            char limit[32], ran[32], why[300];
-            client_format_duration(limit, sizeof limit, jint(j, "limit_us", 0));
-            int64_t start = jint(j, "start_us", -1), end = jint(j, "end_us", -1);
-            if (start >= 0 && end >= 0)
-                client_format_duration(ran, sizeof ran, end - start);
-            else
-                snprintf(ran, sizeof ran, "-");
-            if (json_object_get(j, "exit_code"))
-                snprintf(why, sizeof why, "exit %lld%s%s", (long long)jint(j, "exit_code", 0),
-                         json_object_get(j, "reason") ? ": " : "", jstr(j, "reason", ""));
-            else
-                snprintf(why, sizeof why, "%s", jstr(j, "reason", "-"));
-            printf("%-7lld %-9s %-10.10s %-8.8s %-12.12s %4lld %11s %11s  %s\n", (long long)jint(j, "id", 0),
-                   jstr(j, "state", "?"), jstr(j, "user", "-"), jstr(j, "team", "-"), jstr(j, "name", "-"),
-                   (long long)jint(j, "gpus", 0), limit, ran, why);
-        }
+    print_job_header("RAN", "EXIT/REASON");
+    json_t *jobs = json_object_get(resp, "jobs");
+    for (size_t i = 0; i < json_array_size(jobs); i++) {
+        json_t *j = json_array_get(jobs, i);
+        char limit[32], ran[32], why[300];
+        client_format_duration(limit, sizeof limit, jint(j, "limit_us", 0));
+        int64_t start = jint(j, "start_us", -1), end = jint(j, "end_us", -1);
+        if (start >= 0 && end >= 0)
+            client_format_duration(ran, sizeof ran, end - start);
+        else
+            snprintf(ran, sizeof ran, "-");
+        if (json_object_get(j, "exit_code"))
+            snprintf(why, sizeof why, "exit %lld%s%s", (long long)jint(j, "exit_code", 0),
+                     json_object_get(j, "reason") ? ": " : "", jstr(j, "reason", ""));
+        else
+            snprintf(why, sizeof why, "%s", jstr(j, "reason", "-"));
+        printf("%-7lld %-9s %-10.10s %-8.8s %-12.12s %4lld %11s %11s  %s\n", (long long)jint(j, "id", 0),
+               jstr(j, "state", "?"), jstr(j, "user", "-"), jstr(j, "team", "-"), jstr(j, "name", "-"),
+               (long long)jint(j, "gpus", 0), limit, ran, why);
     }
     json_decref(resp);
     return AGENT_OK;
@@ -680,13 +692,8 @@ static int cmd_nodes(int argc, char **argv)
     struct simple_opts o;
     int rc = parse_simple("nodes", argc, argv, &o, 0, 0);
     json_t *resp;
-    if (rc != AGENT_OK || (rc = call(o.sock, json_pack("{s:s}", "op", "nodes"), &resp)) != AGENT_OK)
+    if (rc != AGENT_OK || (rc = request(&o, json_pack("{s:s}", "op", "nodes"), &resp)) != AGENT_OK || !resp)
         return rc;
-    if (o.json) {
-        print_json(resp);
-        json_decref(resp);
-        return AGENT_OK;
-    }
     json_t *nodes = json_object_get(resp, "nodes");
     for (size_t i = 0; i < json_array_size(nodes); i++) {
         json_t *n = json_array_get(nodes, i);
@@ -738,12 +745,9 @@ static int cmd_status(int argc, char **argv)
     struct simple_opts o;
     int rc = parse_simple("status", argc, argv, &o, 0, 0);
     json_t *resp;
-    if (rc != AGENT_OK || (rc = call(o.sock, json_pack("{s:s}", "op", "ping"), &resp)) != AGENT_OK)
+    if (rc != AGENT_OK || (rc = request(&o, json_pack("{s:s}", "op", "ping"), &resp)) != AGENT_OK || !resp)
         return rc;
-    if (o.json)
-        print_json(resp);
-    else
-        printf("fleetsim-agent %s up: policy %s, %lld queued, %lld running; you are uid %lld%s\n",
+    printf("fleetsim-agent %s up: policy %s, %lld queued, %lld running; you are uid %lld%s\n",
                jstr(resp, "version", "?"), jstr(resp, "policy", "?"), (long long)jint(resp, "queued", 0),
                (long long)jint(resp, "running", 0), (long long)jint(resp, "uid", -1),
                json_is_true(json_object_get(resp, "admin")) ? " (admin)" : "");

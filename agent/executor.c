@@ -1,6 +1,7 @@
 /* _GNU_SOURCE: pipe2, syscall(SYS_pidfd_open), initgroups/setgroups. */
 #define _GNU_SOURCE
 #include "agent/executor.h"
+#include "sim/buffers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -73,20 +74,6 @@ int executor_pidfd(pid_t pid)
     return fd < 0 ? -1 : (int)fd;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int executor_spawn(const struct executor_spec *spec, pid_t *pid, int64_t *start, int *go_fd, struct err *err)
 {
     json_error_t je;
@@ -146,7 +133,7 @@ int executor_spawn(const struct executor_spec *spec, pid_t *pid, int64_t *start,
     int64_t st = executor_proc_start(child);
     size_t len = strlen(text);
     text[len] = '\n';
-    int bad = st == 0 || write_all(ctl[1], text, len + 1) != 0;
+    int bad = st == 0 || buffers_write_all(ctl[1], text, len + 1) != 0;
     free(text);
     if (bad) {
         close(ctl[1]);
@@ -162,7 +149,7 @@ int executor_spawn(const struct executor_spec *spec, pid_t *pid, int64_t *start,
 
 int executor_go(int go_fd)
 {
-    int rc = write_all(go_fd, "G", 1);
+    int rc = buffers_write_all(go_fd, "G", 1);
     close(go_fd);
     return rc;
 }
@@ -291,7 +278,7 @@ static void write_status(const char *dir, int exit_code, int sig, const char *er
     if (fd >= 0 && text) {
         size_t n = strlen(text);
         text[n] = '\n';
-        if (write_all(fd, text, n + 1) == 0 && fsync(fd) == 0) {
+        if (buffers_write_all(fd, text, n + 1) == 0 && fsync(fd) == 0) {
             close(fd);
             fd = -1;
             rename(tmp, path);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sim/units.h"
+#include "sim/buffers.h"
 
 void record_init(struct record *r)
 {
@@ -24,20 +25,6 @@ int record_status_code(int state)
     case JOB_CANCELLED: return 5;
     default: return 0;
     }
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 /* Cuts a torn last line (no '\n') left by a crash mid-write. */
@@ -76,7 +63,7 @@ int record_open(struct record *r, const char *path, int64_t epoch_s, uint32_t n_
         int n = snprintf(head, sizeof head, "{\"fleetsim_trace\":1,\"max_nodes\":%u,\"max_procs\":%lld,"
                                             "\"unix_start_s\":%lld}\n",
                          n_nodes, (long long)n_gpus, (long long)epoch_s);
-        if (write_all(r->fd, head, (size_t)n) != 0 || fdatasync(r->fd) != 0)
+        if (buffers_write_all(r->fd, head, (size_t)n) != 0 || fdatasync(r->fd) != 0)
             return err_set(err, NULL, 0, 0, "cannot write trace '%s': %s", path, strerror(errno));
     }
     return 0;
@@ -158,7 +145,7 @@ int record_append(struct record *r, const struct agent_job *j, const char *const
         buf_release(&line);
         return err_set(err, NULL, 0, 0, "out of memory");
     }
-    int rc = write_all(r->fd, line.data, line.len);
+    int rc = buffers_write_all(r->fd, line.data, line.len);
     buf_release(&line);
     if (rc != 0)
         return err_set(err, NULL, 0, 0, "cannot append to trace '%s': %s", r->path, strerror(errno));

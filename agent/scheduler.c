@@ -7,21 +7,7 @@
 #include <time.h>
 
 #include "policies/registry.h"
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap && *p)
-        return 0;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
+#include "sim/buffers.h"
 
 static int load_plugin(struct scheduler *s, const char *spec, struct err *err)
 {
@@ -198,7 +184,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
                 s->with_free[n_with_free++] = i;
         }
     }
-    if (grow((void **)&s->queued, &s->cap_queued, n_queued + 1, sizeof *s->queued) != 0)
+    if (buffers_grow((void **)&s->queued, &s->cap_queued, n_queued + 1, sizeof *s->queued) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     void *qj = realloc(s->queued_jobs, s->cap_queued * sizeof *s->queued_jobs);
     void *st = qj ? realloc(s->started, s->cap_queued) : NULL;
@@ -218,13 +204,13 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
     }
     if (nq == 0)
         return 0;
-    if (grow((void **)&s->running, &s->cap_running, n_running + 1, sizeof *s->running) != 0)
+    if (buffers_grow((void **)&s->running, &s->cap_running, n_running + 1, sizeof *s->running) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     void *be = realloc(s->by_end, s->cap_running * sizeof *s->by_end);
     if (!be)
         return err_set(err, NULL, 0, 0, "out of memory");
     s->by_end = be;
-    if (grow((void **)&s->allocs, &s->cap_allocs, alloc_need, sizeof *s->allocs) != 0)
+    if (buffers_grow((void **)&s->allocs, &s->cap_allocs, alloc_need, sizeof *s->allocs) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     uint32_t na = 0;
     for (uint32_t r = 0; r < n_running; r++) {
@@ -255,10 +241,10 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         qsort(s->by_end, n_running, sizeof *s->by_end, by_end_cmp);
 
     uint32_t need = nq + n_running + 1;
-    if (grow((void **)&s->out.items, &s->out.cap, need, sizeof *s->out.items) != 0)
+    if (buffers_grow((void **)&s->out.items, &s->out.cap, need, sizeof *s->out.items) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     uint32_t alloc_cap = (uint32_t)free_total + nq + 1;
-    if (grow((void **)&s->out.allocs, &s->out.cap_allocs, alloc_cap, sizeof *s->out.allocs) != 0)
+    if (buffers_grow((void **)&s->out.allocs, &s->out.cap_allocs, alloc_cap, sizeof *s->out.allocs) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     s->out.n = s->out.n_allocs = 0;
     struct cluster_view view = {
@@ -324,14 +310,14 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
     }
 
     /* apply: reservations, then GPUs for each start */
-    if (grow((void **)&res->starts, &res->cap_starts, n_starts + 1, sizeof *res->starts) != 0 ||
-        grow((void **)&res->reserved, &res->cap_reserved, s->out.n + 1, sizeof *res->reserved) != 0)
+    if (buffers_grow((void **)&res->starts, &res->cap_starts, n_starts + 1, sizeof *res->starts) != 0 ||
+        buffers_grow((void **)&res->reserved, &res->cap_reserved, s->out.n + 1, sizeof *res->reserved) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     uint32_t pool_need = 1;
     for (uint32_t k = 0; k < s->out.n; k++)
         if (s->out.items[k].kind == POLICY_START)
             pool_need += (uint32_t)s->queued[s->out.items[k].job_index].slots;
-    if (grow((void **)&res->gpu_pool, &res->cap_pool, pool_need, sizeof *res->gpu_pool) != 0)
+    if (buffers_grow((void **)&res->gpu_pool, &res->cap_pool, pool_need, sizeof *res->gpu_pool) != 0)
         return err_set(err, NULL, 0, 0, "out of memory");
     for (uint32_t k = 0; k < s->out.n; k++) {
         const struct policy_decision *d = &s->out.items[k];

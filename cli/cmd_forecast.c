@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/forecast_runner.h"
+#include "report/forecast_digest.h"
 #include "report/forecast_report.h"
 #include "scenarios/forecast.h"
 #include "scenarios/plan.h"
@@ -167,22 +168,10 @@ static int load_planner_scenario(const char *path, int quiet, struct scenario *s
     return CLI_OK;
 }
 
-static void format_wait(char *buf, size_t len, double s)
-{
-    if (s < 120)
-        snprintf(buf, len, "%.0fs", s);
-    else if (s < 7200)
-        snprintf(buf, len, "%.0fm", s / 60);
-    else if (s < 3 * 86400)
-        snprintf(buf, len, "%.1fh", s / 3600);
-    else
-        snprintf(buf, len, "%.1fd", s / 86400);
-}
-
 /* The terminal's summary: one line per period. */
 static void print_forecast_table(FILE *out, const struct forecast_result *r)
 {
-    fprintf(out, "%-8s %18s %24s %20s %9s %10s\n", r->period_name, "utilization", "wait p95 [p5-p95]",
+    fprintf(out, "%-8s %18s %28s %20s %9s %10s\n", r->period_name, "utilization", "wait p95 [p5-p95]",
             "peak demand p50/p95", "capacity", "lost GPU-h");
     for (uint32_t p = 0; p < r->n_periods; p++) {
         struct forecast_band u = forecast_band_of(r, p, FM_UTILIZATION);
@@ -190,14 +179,14 @@ static void print_forecast_table(FILE *out, const struct forecast_result *r)
         struct forecast_band d = forecast_band_of(r, p, FM_PEAK_DEMAND);
         struct forecast_band c = forecast_band_of(r, p, FM_CAPACITY);
         struct forecast_band l = forecast_band_of(r, p, FM_LOST_GPU_HOURS);
-        char wm[16], w5[16], w95[16], util[40], wait[64], demand[40];
-        format_wait(wm, sizeof wm, w.mean);
-        format_wait(w5, sizeof w5, w.p5);
-        format_wait(w95, sizeof w95, w.p95);
+        char wm[24], w5[24], w95[24], util[40], wait[80], demand[40];
+        forecast_digest_format_wait(wm, sizeof wm, w.mean);
+        forecast_digest_format_wait(w5, sizeof w5, w.p5);
+        forecast_digest_format_wait(w95, sizeof w95, w.p95);
         snprintf(util, sizeof util, "%.3f [%.3f-%.3f]", u.mean, u.p5, u.p95);
         snprintf(wait, sizeof wait, "%s [%s-%s]", wm, w5, w95);
         snprintf(demand, sizeof demand, "%.0f / %.0f", d.p50, d.p95);
-        fprintf(out, "%-8u %18s %24s %20s %9.0f %10.0f\n", p + 1, util, wait, demand, c.mean, l.mean);
+        fprintf(out, "%-8u %18s %28s %20s %9.0f %10.0f\n", p + 1, util, wait, demand, c.mean, l.mean);
     }
     fprintf(out, "(%u of %u replications%s; GPUs; waits of jobs submitted in the period, unstarted ones counted "
                  "to the horizon's end)\n",
@@ -493,8 +482,8 @@ static void print_compare(FILE *out, const struct variant *v, size_t n)
             for (size_t i = 0; i < n; i++) {
                 double x = p < v[i].r.n_periods ? forecast_band_of(&v[i].r, p, metric).mean : 0;
                 if (metric == FM_WAIT_P95) {
-                    char w[16];
-                    format_wait(w, sizeof w, x);
+                    char w[24];
+                    forecast_digest_format_wait(w, sizeof w, x);
                     fprintf(out, " %22s", w);
                 } else {
                     fprintf(out, " %22.3f", x);

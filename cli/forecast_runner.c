@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "sim/buffers.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -130,20 +131,9 @@ static void child_run(const struct scenario *s, uint32_t r, const char *policy, 
     } else if (encode(shape, &rep, &b) != 0) {
         status = 4;
     } else {
-        const char *p = (const char *)b.v;
-        size_t left = b.n * sizeof *b.v;
         dprintf(fd, "D");
-        while (left) {
-            ssize_t k = write(fd, p, left);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                status = 3;
-                break;
-            }
-            p += k;
-            left -= (size_t)k;
-        }
+        if (buffers_write_all(fd, b.v, b.n * sizeof *b.v) != 0)
+            status = 3;
     }
     close(fd);
     _exit(status);

@@ -7,6 +7,7 @@
 
 #include "models/runtime_model.h"
 #include "sim/pcg32.h"
+#include "sim/buffers.h"
 
 enum sim_event_kind {
     SIM_EV_SAMPLE = 7,
@@ -127,21 +128,6 @@ sim_time simulation_estimate(const struct job *j)
 sim_time simulation_effective_runtime(const struct job *j)
 {
     return j->limit_us >= 0 && j->runtime_us > j->limit_us ? j->limit_us : j->runtime_us;
-}
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 static int oom(struct host *h)
@@ -419,7 +405,7 @@ static int cross_add(struct host *h, uint32_t s)
         }
         p->demand[q] += (double)a->slots * h->c->fabric.link_gbps;
     }
-    if (grow((void **)&h->cross, &h->cap_cross, h->n_cross + 1, sizeof *h->cross) != 0)
+    if (buffers_grow((void **)&h->cross, &h->cap_cross, h->n_cross + 1, sizeof *h->cross) != 0)
         return oom(h);
     p->cross_pos = h->n_cross;
     h->cross[h->n_cross++] = h->running_w[s];
@@ -583,7 +569,7 @@ static void notify(struct host *h, int32_t kind, const struct policy_job *job, i
 static int queue_room(struct host *h)
 {
     uint32_t old_cap = h->cap_queued;
-    if (grow((void **)&h->queued, &h->cap_queued, h->n_queued + 1, sizeof *h->queued) != 0)
+    if (buffers_grow((void **)&h->queued, &h->cap_queued, h->n_queued + 1, sizeof *h->queued) != 0)
         return oom(h);
     if (h->cap_queued != old_cap) {
         void *qw = realloc(h->queued_w, h->cap_queued * sizeof *h->queued_w);
@@ -935,7 +921,7 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     h->free_slots -= sum;
 
     uint32_t old_cap = h->cap_running;
-    if (grow((void **)&h->running, &h->cap_running, h->n_running + 1, sizeof *h->running) != 0)
+    if (buffers_grow((void **)&h->running, &h->cap_running, h->n_running + 1, sizeof *h->running) != 0)
         return oom(h);
     if (h->cap_running != old_cap) {
         void *rw = realloc(h->running_w, h->cap_running * sizeof *h->running_w);
@@ -949,7 +935,7 @@ static int apply_start(struct host *h, const struct policy_decision *d)
             return oom(h);
         h->prog = pr;
     }
-    if (grow((void **)&h->allocs, &h->cap_allocs, h->n_allocs + d->alloc_count, sizeof *h->allocs) != 0)
+    if (buffers_grow((void **)&h->allocs, &h->cap_allocs, h->n_allocs + d->alloc_count, sizeof *h->allocs) != 0)
         return oom(h);
 
     uint32_t wi = h->queued_w[d->job_index];
@@ -1011,7 +997,7 @@ static int apply_preemptions(struct host *h)
         for (uint32_t i = 0; i < h->n_preempt; i++)
             if (h->preempt_w[i] == wi)
                 return contract_error(h, "preempted the same job twice", d);
-        if (grow((void **)&h->preempt_w, &h->cap_preempt, h->n_preempt + 1, sizeof *h->preempt_w) != 0)
+        if (buffers_grow((void **)&h->preempt_w, &h->cap_preempt, h->n_preempt + 1, sizeof *h->preempt_w) != 0)
             return oom(h);
         h->preempt_w[h->n_preempt++] = wi;
     }
@@ -1028,13 +1014,13 @@ static int apply_preemptions(struct host *h)
 static int run_pass(struct host *h)
 {
     uint32_t need = h->n_queued + h->n_running + 1;
-    if (grow((void **)&h->out.items, &h->out.cap, need, sizeof *h->out.items) != 0)
+    if (buffers_grow((void **)&h->out.items, &h->out.cap, need, sizeof *h->out.items) != 0)
         return oom(h);
     /* a preempting pass may reuse every slot it frees: size for the whole cluster */
     int64_t alloc_need = h->total_slots + h->n_queued + 1;
     if (alloc_need > UINT32_MAX / 2)
         alloc_need = UINT32_MAX / 2;
-    if (grow((void **)&h->out.allocs, &h->out.cap_allocs, (uint32_t)alloc_need, sizeof *h->out.allocs) != 0)
+    if (buffers_grow((void **)&h->out.allocs, &h->out.cap_allocs, (uint32_t)alloc_need, sizeof *h->out.allocs) != 0)
         return oom(h);
     h->out.n = 0;
     h->out.n_allocs = 0;

@@ -6,52 +6,21 @@
 #include <unistd.h>
 
 #include "tests/unit/suites.h"
+#include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
 #include "traces/jsonl.h"
 #include "traces/stats.h"
 #include "traces/swf.h"
 
-struct jsonl_case {
-    struct workload w;
-    struct diag_list d;
-    struct err e;
-    int rc;
-};
-
-static void jsonl_case_read(struct jsonl_case *c, const char *text)
+static void jsonl_case_read(struct reader_case *c, const char *text)
 {
-    workload_init(&c->w);
-    diag_list_init(&c->d, 100);
-    err_clear(&c->e);
+    reader_case_begin(c);
     c->rc = jsonl_read_buffer("t.jsonl", text, strlen(text), &c->w, &c->d, &c->e);
-}
-
-static void jsonl_case_release(struct jsonl_case *c)
-{
-    workload_release(&c->w);
-    diag_list_release(&c->d);
-}
-
-static int has_diag(const struct diag_list *d, const char *want)
-{
-    char buf[1024];
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        if (strcmp(buf, want) == 0)
-            return 1;
-    }
-    printf("  (no diagnostic \"%s\"; have:", want);
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        printf(" \"%s\"", buf);
-    }
-    printf(")\n");
-    return 0;
 }
 
 static void test_jsonl_read_basic(void)
 {
-    struct jsonl_case c;
+    struct reader_case c;
     jsonl_case_read(&c,
                     "{\"fleetsim_trace\":1,\"max_nodes\":30,\"max_procs\":240,\"unix_start_s\":1027839845}\n"
                     "\n"
@@ -84,12 +53,12 @@ static void test_jsonl_read_basic(void)
         CHECK_STR(string_table_get(&c.w.teams, b->team), "g1");
         CHECK_INT(a->user, b->user);
     }
-    jsonl_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_jsonl_unknown_key(void)
 {
-    struct jsonl_case c;
+    struct reader_case c;
     jsonl_case_read(&c,
                     "{\"submit_s\":0,\"runtime_s\":1,\"gpu\":2}\n"
                     "{\"submit_s\":0,\"runtime_s\":1,\"gpus\":2,\"walltime\":5}\n"
@@ -102,23 +71,23 @@ static void test_jsonl_unknown_key(void)
     char buf[512];
     err_format(&c.e, buf, sizeof buf);
     CHECK_STR(buf, "t.jsonl:1:29: error: unknown key 'gpu'; did you mean 'gpus'?");
-    jsonl_case_release(&c);
+    reader_case_release(&c);
     jsonl_case_read(&c, "{\"fleetsim_trace\":1,\"max_node\":4}\n{\"submit_s\":0,\"runtime_s\":1,\"gpus\":2}\n");
     CHECK(has_diag(&c.d, "t.jsonl:1:21: error: unknown key 'max_node'; did you mean 'max_nodes'?"));
-    jsonl_case_release(&c);
+    reader_case_release(&c);
     jsonl_case_read(&c, "{\"submit\":0,\"runtime_s\":1,\"gpus\":2}\n");
     CHECK(has_diag(&c.d, "t.jsonl:1:2: error: unknown key 'submit'; did you mean 'submit_s'?"));
     CHECK_INT(c.d.n, 1);
-    jsonl_case_release(&c);
+    reader_case_release(&c);
     jsonl_case_read(&c, "{\"id\":1,\"submit_s\":0,\"gpus\":8}\n");
     CHECK(has_diag(&c.d, "t.jsonl:1:1: error: missing key 'runtime_s'"));
     CHECK_INT(c.d.n, 1);
-    jsonl_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_jsonl_types_and_ranges(void)
 {
-    struct jsonl_case c;
+    struct reader_case c;
     jsonl_case_read(&c,
                     "{\"submit_s\":0,\"runtime_s\":1,\"gpus\":2.5}\n"
                     "{\"submit_s\":0,\"runtime_s\":1,\"gpus\":0}\n"
@@ -136,12 +105,12 @@ static void test_jsonl_types_and_ranges(void)
     CHECK(has_diag(&c.d, "t.jsonl:5:39: error: key 'gpus' is 2000000, expected 1 to 1000000"));
     CHECK_INT(diag_count(&c.d, DIAG_ERROR), 7);
     CHECK_INT(c.w.n, 0);
-    jsonl_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_jsonl_syntax_and_header(void)
 {
-    struct jsonl_case c;
+    struct reader_case c;
     jsonl_case_read(&c,
                     "{\"submit_s\":0,\"runtime_s\":1,\"gpus\":2,}\n"
                     "{\"submit_s\":0,\"runtime_s\":1,\"gpus\":2\n"
@@ -152,20 +121,20 @@ static void test_jsonl_syntax_and_header(void)
     CHECK(has_diag(&c.d, "t.jsonl:2:36: error: invalid json: '}' expected near end of line"));
     CHECK(has_diag(&c.d, "t.jsonl:3:1: error: expected a json object (one job per line)"));
     CHECK(has_diag(&c.d, "t.jsonl:4:24: error: invalid json: duplicate object key near '\"submit_s\"'"));
-    jsonl_case_release(&c);
+    reader_case_release(&c);
     jsonl_case_read(&c, "{\"user\":\"\x01\"}\n{\"a\":\xff}\n{\"a\":\"\xc3\xa9\n");
     CHECK(has_diag(&c.d, "t.jsonl:1:9: error: invalid json: control character 0x1 near '\"'"));
     CHECK(has_diag(&c.d, "t.jsonl:2:5: error: invalid json: unable to decode byte 0xff"));
     CHECK(has_diag(&c.d, "t.jsonl:3:8: error: invalid json: premature end of input near '\"\\xc3\\xa9'"));
-    jsonl_case_release(&c);
+    reader_case_release(&c);
     jsonl_case_read(&c, "{\"fleetsim_trace\":2}\n{\"submit_s\":0,\"runtime_s\":1,\"gpus\":2}\n");
     CHECK_INT(c.rc, -1);
     CHECK(has_diag(&c.d, "t.jsonl:1:19: error: unsupported fleetsim_trace version 2 (this reader knows 1)"));
-    jsonl_case_release(&c);
+    reader_case_release(&c);
     jsonl_case_read(&c, "{\"fleetsim_trace\":1}\n\n");
     CHECK_INT(c.rc, -1);
     CHECK(has_diag(&c.d, "t.jsonl: error: no jobs in 't.jsonl'"));
-    jsonl_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_jsonl_error_cap(void)
@@ -173,12 +142,12 @@ static void test_jsonl_error_cap(void)
     char text[4096] = "";
     for (int i = 0; i < 25; i++)
         strcat(text, "{\"gpu\":1,\"submit_s\":0,\"runtime_s\":0}\n");
-    struct jsonl_case c;
+    struct reader_case c;
     jsonl_case_read(&c, text);
     CHECK_INT(c.rc, -1);
     CHECK_INT(diag_count(&c.d, DIAG_ERROR), 21);
     CHECK(has_diag(&c.d, "t.jsonl:21: error: too many errors, stopping"));
-    jsonl_case_release(&c);
+    reader_case_release(&c);
 }
 
 /* ---- writing ---- */

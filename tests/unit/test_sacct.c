@@ -7,46 +7,15 @@
 #include <unistd.h>
 
 #include "tests/unit/suites.h"
+#include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
 #include "traces/sacct.h"
 #include "traces/trace.h"
 
-struct sacct_case {
-    struct workload w;
-    struct diag_list d;
-    struct err e;
-    int rc;
-};
-
-static void sacct_case_read(struct sacct_case *c, const char *text)
+static void sacct_case_read(struct reader_case *c, const char *text)
 {
-    workload_init(&c->w);
-    diag_list_init(&c->d, 100);
-    err_clear(&c->e);
+    reader_case_begin(c);
     c->rc = sacct_read_buffer("x.sacct", text, strlen(text), &c->w, &c->d, &c->e);
-}
-
-static void sacct_case_release(struct sacct_case *c)
-{
-    workload_release(&c->w);
-    diag_list_release(&c->d);
-}
-
-static int has_diag(const struct diag_list *d, const char *want)
-{
-    char buf[1024];
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        if (strcmp(buf, want) == 0)
-            return 1;
-    }
-    printf("  (no diagnostic \"%s\"; have:\n", want);
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        printf("   \"%s\"\n", buf);
-    }
-    printf("  )\n");
-    return 0;
 }
 
 /* SLURM_TIME_FORMAT=%s sacct -a -X -P --format=JobIDRaw,JobID,User,Account,Partition,Submit,Start,End,
@@ -65,7 +34,7 @@ static const char epoch_export[] =
 
 static void test_sacct_epoch(void)
 {
-    struct sacct_case c;
+    struct reader_case c;
     sacct_case_read(&c, epoch_export);
     CHECK_INT(c.rc, 0);
     CHECK_INT(c.w.n, 3);
@@ -96,7 +65,7 @@ static void test_sacct_epoch(void)
     CHECK(has_diag(&c.d, "x.sacct:6:1: warning: job never started: skipped"));
     CHECK(has_diag(&c.d, "x.sacct:7:1: warning: job still running: skipped"));
     CHECK_INT(diag_count(&c.d, DIAG_ERROR), 0);
-    sacct_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_sacct_iso_times(void)
@@ -104,7 +73,7 @@ static void test_sacct_iso_times(void)
     /* sacct's default format is local time; the reader takes it as UTC and
      * says so once. Start/End without Elapsed give the runtime; TimelimitRaw
      * is minutes; Group stands in for Account. */
-    struct sacct_case c;
+    struct reader_case c;
     sacct_case_read(&c, "JobID|Group|Submit|Start|End|TimelimitRaw|ReqTRES\r\n"
                         "7|g1|2024-01-01T10:00:00|2024-01-01T10:05:00|2024-01-01T11:05:00|90|gres/gpu=2\r\n"
                         "8|g2|2024-01-01T09:00:00|2024-01-01T09:00:00|2024-01-01T09:00:30|UNLIMITED|gres/gpu=1\r\n");
@@ -123,12 +92,12 @@ static void test_sacct_iso_times(void)
     CHECK(has_diag(&c.d, "x.sacct:2:1: warning: times like '2024-01-01T10:00:00' are the exporting host's local time "
                          "with no zone: read as UTC (export with SLURM_TIME_FORMAT=%s for exact times)"));
     CHECK_INT(diag_count(&c.d, DIAG_WARNING), 1);
-    sacct_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_sacct_errors(void)
 {
-    struct sacct_case c;
+    struct reader_case c;
     sacct_case_read(&c, "JobIDRaw|Submit|Elapsed|AllocTRES\n"
                         "1|17040672OO|01:00:00|gres/gpu=1\n"
                         "2|1704067200|1:xx|gres/gpu=1\n"
@@ -140,17 +109,17 @@ static void test_sacct_errors(void)
     CHECK(has_diag(&c.d, "x.sacct:4:1: error: 3 fields, expected 4 as in the header (a '|' inside a field?)"));
     CHECK(has_diag(&c.d, "x.sacct:5:23: error: AllocTRES 'gres/gpu=eight' is not a TRES list with a whole gres/gpu count"));
     CHECK(c.e.set);
-    sacct_case_release(&c);
+    reader_case_release(&c);
     sacct_case_read(&c, "JobID|User|Start\n1|a|1704067200\n");
     CHECK(c.rc != 0);
     CHECK(has_diag(&c.d, "x.sacct:1:1: error: no column 'Submit' in the sacct header (export it with --format)"));
-    sacct_case_release(&c);
+    reader_case_release(&c);
     /* no job has a GPU count: the accounting does not track gres/gpu */
     sacct_case_read(&c, "JobID|Submit|Elapsed|AllocTRES\n1|1704067200|00:10:00|cpu=4,mem=1G\n");
     CHECK(c.rc != 0);
     CHECK(has_diag(&c.d, "x.sacct: error: no jobs in 'x.sacct' (no job has a gres/gpu count: is gres/gpu in "
                          "AccountingStorageTRES?)"));
-    sacct_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_sacct_detect(void)

@@ -15,6 +15,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/schema.h"
 #include "tests/unit/suites.h"
+#include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
 
 struct scn_case {
@@ -48,24 +49,6 @@ static void scn_release(struct scn_case *c)
 {
     scenario_release(&c->s);
     diag_list_release(&c->d);
-}
-
-/* Whether one diagnostic formats exactly as want. */
-static int has_diag(const struct diag_list *d, const char *want)
-{
-    char buf[1024];
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        if (strcmp(buf, want) == 0)
-            return 1;
-    }
-    printf("  (no diagnostic \"%s\"; have:\n", want);
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        printf("   \"%s\"\n", buf);
-    }
-    printf("  )\n");
-    return 0;
 }
 
 /* Loads text, which must fail with exactly the diagnostic want (and err

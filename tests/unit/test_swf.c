@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "tests/unit/suites.h"
+#include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
 #include "traces/swf.h"
 #include "traces/trace.h"
@@ -15,48 +16,15 @@
 /* A tail of 18-field lines needs 13 more fields after the first five. */
 #define TAIL13 " -1 -1 -1 -1 -1 1 4 1 -1 -1 1 -1 -1"
 
-struct swf_case {
-    struct workload w;
-    struct diag_list d;
-    struct err e;
-    int rc;
-};
-
-static void swf_case_read(struct swf_case *c, const char *text, enum swf_convention conv)
+static void swf_case_read(struct reader_case *c, const char *text, enum swf_convention conv)
 {
-    workload_init(&c->w);
-    diag_list_init(&c->d, 100);
-    err_clear(&c->e);
+    reader_case_begin(c);
     c->rc = swf_read_buffer("t.swf", text, strlen(text), conv, &c->w, &c->d, &c->e);
-}
-
-static void swf_case_release(struct swf_case *c)
-{
-    workload_release(&c->w);
-    diag_list_release(&c->d);
-}
-
-/* Whether one diagnostic formats exactly as want ("t.swf:3:1: warning: ..."). */
-static int has_diag(const struct diag_list *d, const char *want)
-{
-    char buf[1024];
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        if (strcmp(buf, want) == 0)
-            return 1;
-    }
-    printf("  (no diagnostic \"%s\"; have:", want);
-    for (size_t i = 0; i < d->n; i++) {
-        diag_format(&d->items[i], buf, sizeof buf);
-        printf(" \"%s\"", buf);
-    }
-    printf(")\n");
-    return 0;
 }
 
 static void test_swf_header_and_fields(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "; Version: 2.2\n"
                   "; MaxNodes: 120\n"
@@ -89,12 +57,12 @@ static void test_swf_header_and_fields(void)
         CHECK_INT(b->user, a->user); /* interned once */
         CHECK_STR(string_table_get(&c.w.teams, b->team), "2");
     }
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_size_fallback_and_limit(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "1 0 0 100 8 -1 -1 16 200 -1 1 1 1 -1 -1 -1 -1 -1\n" /* f8 wins */
                   "2 5 0 100 8 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"  /* f8 unknown: f5 */
@@ -121,12 +89,12 @@ static void test_swf_size_fallback_and_limit(void)
         CHECK_INT(c.w.jobs[2].user, -1);
         CHECK_INT(c.w.jobs[2].team, -1);
     }
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_short_lines(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "; MaxProcs: 64\n"
                   "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
@@ -144,12 +112,12 @@ static void test_swf_short_lines(void)
         CHECK_INT(c.w.jobs[1].user, -1);
         CHECK_INT(c.w.jobs[2].id, 4);
     }
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_extra_fields(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1 {3,3} q_1d 1:ppn=8\n"
                   "2 5 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1 {4} q_2d 1:ppn=1\n",
@@ -159,12 +127,12 @@ static void test_swf_extra_fields(void)
     CHECK_INT(c.d.n, 1); /* once per file */
     CHECK(has_diag(&c.d, "t.swf:1:49: warning: 21 fields, expected 18: fields after the 18th ignored "
                          "here and on any later line"));
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_not_a_number(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
                   "2 5 abc 100 8 -1 -1 8 nan -1 1 1 1 -1 -1 -1 -1 -1\n"
@@ -180,7 +148,7 @@ static void test_swf_not_a_number(void)
     err_format(&c.e, buf, sizeof buf);
     CHECK_STR(buf, "t.swf:2:5: error: field 3 ('abc') is not a number");
     CHECK_INT(c.w.n, 1); /* bad lines yield no job */
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_error_cap(void)
@@ -188,19 +156,19 @@ static void test_swf_error_cap(void)
     char text[4096] = "";
     for (int i = 0; i < 30; i++)
         strcat(text, "x 0 0 1 1\n");
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c, text, SWF_REPLAY);
     CHECK_INT(c.rc, -1);
     CHECK_INT(diag_count(&c.d, DIAG_ERROR), 21);
     CHECK(has_diag(&c.d, "t.swf:20:1: error: field 1 ('x') is not a number"));
     CHECK(has_diag(&c.d, "t.swf:21: error: too many errors, stopping"));
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_binary_garbage(void)
 {
     static const char text[] = "1 0 0 100 8\n7 \x01\x02\x00zz\xff 9\n\x7f\n";
-    struct swf_case c;
+    struct reader_case c;
     workload_init(&c.w);
     diag_list_init(&c.d, 100);
     err_clear(&c.e);
@@ -209,21 +177,21 @@ static void test_swf_binary_garbage(void)
     CHECK(has_diag(&c.d, "t.swf:2:3: error: unexpected byte 0x01")); /* once per line */
     CHECK(has_diag(&c.d, "t.swf:3:1: error: unexpected byte 0x7f"));
     CHECK_INT(diag_count(&c.d, DIAG_ERROR), 2);
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_high_bytes_quoted(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c, "1 0 0 \xc3\xa9 8\n", SWF_REPLAY);
     CHECK_INT(c.rc, -1);
     CHECK(has_diag(&c.d, "t.swf:1:7: error: field 4 ('\\xc3\\xa9') is not a number"));
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_out_of_range(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "1 2e12 0 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
                   "2 0 0 100 8 -1 -1 3000000000 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
@@ -234,37 +202,37 @@ static void test_swf_out_of_range(void)
     CHECK(has_diag(&c.d, "t.swf:2:19: error: field 8 ('3000000000') is too large (more than 2147483647)"));
     CHECK(has_diag(&c.d, "t.swf:3:19: error: field 8 ('2.5') is not a whole number"));
     CHECK_INT(c.w.n, 0);
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_empty(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c, "", SWF_REPLAY);
     CHECK_INT(c.rc, -1);
     CHECK(has_diag(&c.d, "t.swf: error: no jobs in 't.swf'"));
-    swf_case_release(&c);
+    reader_case_release(&c);
     swf_case_read(&c, "; MaxNodes: 4\n\n   \n", SWF_RLSCHEDULER);
     CHECK_INT(c.rc, -1);
     CHECK_STR(c.e.msg, "no jobs in 't.swf'");
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_bad_header_value(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c, "; MaxNodes: many\n; MaxProcs: 0\n1 0 0 100 8" TAIL13 "\n", SWF_REPLAY);
     CHECK_INT(c.rc, 0);
     CHECK(has_diag(&c.d, "t.swf:1:13: warning: header 'MaxNodes' has a bad value 'many': ignored"));
     CHECK(has_diag(&c.d, "t.swf:2:13: warning: header 'MaxProcs' has a bad value '0': ignored"));
     CHECK_INT(c.w.meta.max_nodes, -1);
     CHECK_INT(c.w.meta.max_procs, -1);
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_absolute_times(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "; MaxNodes: 49152\n"
                   "35079\t1535348017.5\t102306\t17348\t512\t18000\t-1\t-1\t-1\t-1\t-1\t35012304659472\t-1\t-1\t-1\t-1\t-1\t-1\n"
@@ -281,18 +249,18 @@ static void test_swf_absolute_times(void)
         /* past 2^53: kept digit for digit, not rounded through a double */
         CHECK_STR(string_table_get(&c.w.users, c.w.jobs[1].user), "9007199254740993");
     }
-    swf_case_release(&c);
+    reader_case_release(&c);
     /* with UnixStartTime the log says its times are relative: left alone */
     swf_case_read(&c, "; UnixStartTime: 1000\n1 1500000000 0 1 1" TAIL13 "\n", SWF_REPLAY);
     CHECK_INT(c.rc, 0);
     CHECK_INT(c.d.n, 0);
     CHECK_INT(c.w.n ? c.w.jobs[0].submit_us : 0, 1500000000000000LL);
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_unsorted(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "1 100 0 1 1" TAIL13 "\n"
                   "2 50 0 1 1" TAIL13 "\n"
@@ -307,12 +275,12 @@ static void test_swf_unsorted(void)
         CHECK_INT(c.w.jobs[1].id, 2);
         CHECK_INT(c.w.jobs[2].id, 1);
     }
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static void test_swf_rlscheduler(void)
 {
-    struct swf_case c;
+    struct reader_case c;
     swf_case_read(&c,
                   "; MaxNodes: 256\n"
                   "5 40 -1 100 16 -1 -1 8 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"  /* max(16,8); request = run */
@@ -343,13 +311,13 @@ static void test_swf_rlscheduler(void)
         CHECK_INT(j[3].runtime_us, 100000000LL);
         CHECK_INT(j[3].limit_us, 100000000LL);
     }
-    swf_case_release(&c);
+    reader_case_release(&c);
     /* The same lines under SWF_REPLAY: f8 first, sorted by submit time. */
     swf_case_read(&c, "5 40 -1 100 16 -1 -1 8 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n", SWF_REPLAY);
     CHECK_INT(c.w.n ? c.w.jobs[0].slots : 0, 8);
     CHECK_INT(c.w.n ? c.w.jobs[0].limit_us : 0, -1);
     CHECK_INT(c.w.meta.max_procs, -1);
-    swf_case_release(&c);
+    reader_case_release(&c);
 }
 
 static const char *tmp_path(char *buf, size_t cap, const char *suffix)

@@ -1,0 +1,17 @@
+/* buffers: two small chores every module otherwise writes again: growing a
+ * dynamic array geometrically, and writing a whole buffer to a descriptor
+ * through short writes and signals.
+ */
+#ifndef FLEETSIM_SIM_BUFFERS_H
+#define FLEETSIM_SIM_BUFFERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Makes *p hold at least `need` elements of `elem` bytes (doubling from 64);
+ * *cap is its capacity. Returns 0, or -1 with *p untouched. */
+int buffers_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+/* Writes all n bytes, retrying on EINTR. Returns 0 or -1 (errno set). */
+int buffers_write_all(int fd, const void *p, size_t n);
+
+#endif
