@@ -18,6 +18,7 @@
 #include "report/bench_report.h"
 #include "report/bench_suite.h"
 #include "traces/trace.h"
+#include "sim/buffers.h"
 
 static const char bench_usage[] =
     "usage: fleetsim bench [options] SUITE.yaml\n"
@@ -206,21 +207,6 @@ static int read_full(int fd, void *buf, size_t len)
     return 0;
 }
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t put = write(fd, p, len);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            return -1;
-        p += put;
-        len -= (size_t)put;
-    }
-    return 0;
-}
-
 /* Collects the oldest worker (so results come back in a fixed order). */
 static int reap(struct worker *w, struct bench_cell *cells)
 {
@@ -274,7 +260,7 @@ static int run_cells(const struct bench_args *a, const struct bench_suite *s, co
         if (pid == 0) {
             close(fds[0]);
             run_cell(&s->policies[i / nw], &ld[i % nw], &cells[i]);
-            _exit(write_full(fds[1], &cells[i], sizeof cells[i]) == 0 ? 0 : 1);
+            _exit(buffers_write_all(fds[1], &cells[i], sizeof cells[i]) == 0 ? 0 : 1);
         }
         close(fds[1]);
         ws[tail++ % (size_t)a->jobs] = (struct worker){pid, fds[0], i};
