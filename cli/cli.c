@@ -85,6 +85,33 @@ int cli_parse_int(const char *option, const char *text, int64_t lo, int64_t hi, 
     return 0;
 }
 
+int cli_parse_seconds(const char *option, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v > 0) || v > 86400) {
+        cli_error("option '%s' needs seconds, more than 0 and at most 86400, not '%s'", option, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph)
+{
+    struct err err;
+    err_clear(&err);
+    struct policy_host_options opt = {.extra_params = params, .host_name = "the simulator",
+                                      .decide_timeout_s = decide_timeout_s};
+    if (policy_host_open(ph, spec, &opt, &err) != 0) {
+        cli_print_err(&err);
+        /* a plugin that cannot be read is I/O; one that is wrong, bad input */
+        return strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
 int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt)
 {
     if (!strcmp(text, "auto"))

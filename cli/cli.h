@@ -4,7 +4,7 @@
  * Exit codes (documented in fleetsim(1)):
  *   0 ok; 1 a gate failed (regression, SLO not met); 2 usage or bad input;
  *   3 I/O error (cannot read or write a file); 4 internal error (a policy
- *   broke its contract, out of memory).
+ *   broke its contract, crashed or did not return; out of memory).
  */
 #ifndef FLEETSIM_CLI_CLI_H
 #define FLEETSIM_CLI_CLI_H
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "models/policy_host.h"
 #include "models/workload.h"
 #include "sim/err.h"
 #include "traces/trace.h"
@@ -28,6 +29,13 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses a whole decimal integer in [lo, hi]; prints an error naming the
  * option and returns -1 otherwise. */
 int cli_parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int64_t *out);
+/* Parses seconds (> 0, at most a day) for an option like --decide-timeout. */
+int cli_parse_seconds(const char *option, const char *text, double *out);
+/* Creates the policy a user named (built-in spec or plugin path) for the
+ * simulator, printing any error. decide_timeout_s: 0 for the default.
+ * Returns CLI_OK, CLI_USAGE (a wrong spec or plugin) or CLI_IO (a plugin
+ * that cannot be read). */
+int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph);
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -13,7 +13,6 @@
 
 #include "cli/cli.h"
 #include "models/cluster.h"
-#include "models/policy_plugin.h"
 #include "models/simulation.h"
 #include "report/bench_report.h"
 #include "report/bench_suite.h"
@@ -35,11 +34,14 @@ static const char bench_usage[] =
     "                         each metric, policy and workload that got worse\n"
     "      --tolerance T      relative slack of the gate, '2%' or '0.02' (default 2%)\n"
     "  -j, --jobs N           worker processes (default: the number of CPUs)\n"
+    "      --decide-timeout S a cell fails when one decide() call takes longer than S\n"
+    "                         seconds of wall-clock time (default 10)\n"
     "  -q, --quiet            no progress or skip messages\n"
     "  -h, --help             this help\n"
     "\n"
     "exit codes: 0 ok, 1 a metric regressed, 2 usage or bad suite, 3 I/O error,\n"
-    "4 a policy failed (broke its contract)\n"
+    "4 a policy failed (broke its contract, crashed or did not return; the other\n"
+    "cells are still run and printed)\n"
     "example: fleetsim bench tests/bench/ci.yaml --baseline tests/bench/ci-baseline.json\n";
 
 struct bench_args {
@@ -47,6 +49,7 @@ struct bench_args {
     double tolerance;
     int64_t jobs;
     int json, quiet, tolerance_given;
+    double decide_timeout_s;
 };
 
 static int parse_tolerance(const char *text, double *out)
@@ -68,10 +71,11 @@ static int parse_tolerance(const char *text, double *out)
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-    enum { OPT_JSON = 256, OPT_JUNIT, OPT_BASELINE, OPT_TOLERANCE };
+    enum { OPT_JSON = 256, OPT_JUNIT, OPT_BASELINE, OPT_TOLERANCE, OPT_DECIDE_TIMEOUT };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},           {"junit", required_argument, NULL, OPT_JUNIT},
         {"baseline", required_argument, NULL, OPT_BASELINE}, {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"decide-timeout", required_argument, NULL, OPT_DECIDE_TIMEOUT},
         {"jobs", required_argument, NULL, 'j'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0},
     };
@@ -84,6 +88,10 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
     int c;
     while ((c = getopt_long(argc, argv, ":j:qh", options, NULL)) != -1) {
         switch (c) {
+        case OPT_DECIDE_TIMEOUT:
+            if (cli_parse_seconds("--decide-timeout", optarg, &a->decide_timeout_s) != 0)
+                return CLI_USAGE;
+            break;
         case OPT_JSON:
             a->json = 1;
             break;
@@ -166,24 +174,27 @@ static int load_workloads(const struct bench_args *a, const struct bench_suite *
     return CLI_OK;
 }
 
-static void run_cell(const struct bench_policy *p, const struct loaded *l, struct bench_cell *cell)
+static void run_cell(const struct bench_policy *p, const struct loaded *l, double decide_timeout_s,
+                     struct bench_cell *cell)
 {
-    struct policy_plugin pl;
+    struct policy_host pl;
     struct err err;
     err_clear(&err);
-    if (policy_plugin_load(&pl, p->spec, p->params, &err) != 0) {
+    struct policy_host_options po = {.extra_params = p->params, .host_name = "the simulator",
+                                     .decide_timeout_s = decide_timeout_s};
+    if (policy_host_open(&pl, p->spec, &po, &err) != 0) {
         cell->status = BENCH_CELL_FAILED;
         snprintf(cell->note, sizeof cell->note, "%s", err.msg);
         return;
     }
     struct sim_result res;
-    if (simulation_run(&l->w, &l->c, pl.ops, pl.state, NULL, &res, &err) != 0 ||
+    if (simulation_run(&l->w, &l->c, &pl, NULL, &res, &err) != 0 ||
         bench_cell_measure(cell, &l->w, &res, &err) != 0) {
         cell->status = BENCH_CELL_FAILED;
         snprintf(cell->note, sizeof cell->note, "%s", err.msg);
     }
     sim_result_release(&res);
-    policy_plugin_unload(&pl);
+    policy_host_close(&pl);
 }
 
 struct worker {
@@ -218,7 +229,11 @@ static int reap(struct worker *w, struct bench_cell *cells)
         ;
     if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         cells[w->cell].status = BENCH_CELL_FAILED;
-        snprintf(cells[w->cell].note, sizeof cells[w->cell].note, "worker process died");
+        if (WIFSIGNALED(status))
+            snprintf(cells[w->cell].note, sizeof cells[w->cell].note, "worker process killed by signal %d",
+                     WTERMSIG(status));
+        else
+            snprintf(cells[w->cell].note, sizeof cells[w->cell].note, "worker process died");
         return 0;
     }
     cells[w->cell] = got;
@@ -232,7 +247,7 @@ static int run_cells(const struct bench_args *a, const struct bench_suite *s, co
     if (a->jobs <= 1) {
         for (size_t i = 0; i < n; i++)
             if (cells[i].status == BENCH_CELL_OK)
-                run_cell(&s->policies[i / nw], &ld[i % nw], &cells[i]);
+                run_cell(&s->policies[i / nw], &ld[i % nw], a->decide_timeout_s, &cells[i]);
         return CLI_OK;
     }
     struct worker *ws = calloc((size_t)a->jobs, sizeof *ws);
@@ -259,7 +274,7 @@ static int run_cells(const struct bench_args *a, const struct bench_suite *s, co
         }
         if (pid == 0) {
             close(fds[0]);
-            run_cell(&s->policies[i / nw], &ld[i % nw], &cells[i]);
+            run_cell(&s->policies[i / nw], &ld[i % nw], a->decide_timeout_s, &cells[i]);
             _exit(buffers_write_all(fds[1], &cells[i], sizeof cells[i]) == 0 ? 0 : 1);
         }
         close(fds[1]);
@@ -282,14 +297,15 @@ static double now_s(void)
 static int check_policies(const struct bench_suite *s)
 {
     for (size_t i = 0; i < s->n_policies; i++) {
-        struct policy_plugin pl;
+        struct policy_host pl;
         struct err err;
         err_clear(&err);
-        if (policy_plugin_load(&pl, s->policies[i].spec, s->policies[i].params, &err) != 0) {
+        struct policy_host_options po = {.extra_params = s->policies[i].params, .host_name = "the simulator"};
+        if (policy_host_open(&pl, s->policies[i].spec, &po, &err) != 0) {
             cli_error("policy '%s': %s", s->policies[i].name, err.msg);
             return strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE;
         }
-        policy_plugin_unload(&pl);
+        policy_host_close(&pl);
     }
     return CLI_OK;
 }

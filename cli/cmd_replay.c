@@ -6,7 +6,6 @@
 
 #include "cli/cli.h"
 #include "models/cluster.h"
-#include "models/policy_plugin.h"
 #include "models/rlscheduler.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
@@ -31,6 +30,8 @@ static const char replay_usage[] =
     "                        ./mypolicy.so[:PARAMS], built against policies/policy.h\n"
     "      --policy-params P the policy's parameters: a plugin's params string, or the\n"
     "                        ordering's name=value,... list of a built-in\n"
+    "      --decide-timeout S  stop with an error when one decide() call takes longer\n"
+    "                        than S seconds of wall-clock time (default 10)\n"
     "      --scenario FILE   the cluster, fabric, failures and procurement of a scenario\n"
     "                        (see 'fleetsim help scenario'); the trace's runtimes are taken\n"
     "                        as runtimes on the reference hardware (H100 SXM)\n"
@@ -49,7 +50,8 @@ static const char replay_usage[] =
     "                        code's wait (-1 - submit), as its published tables do\n"
     "  -h, --help            this help\n"
     "\n"
-    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 internal error\n"
+    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 internal error or a policy that\n"
+    "broke its contract, crashed or did not return (the message names it)\n"
     "example: fleetsim replay --policy sjf+easy ../shared/traces/HPC2N-2002-2.2-cln.swf.gz\n";
 
 struct replay_args {
@@ -62,12 +64,13 @@ struct replay_args {
     enum trace_format format;
     int64_t nodes, slots;
     int json, quiet, compat_wait;
+    double decide_timeout_s;
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
     enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO,
-           OPT_POLICY_PARAMS };
+           OPT_POLICY_PARAMS, OPT_DECIDE_TIMEOUT };
     static const struct option options[] = {
         {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
         {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
@@ -76,6 +79,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {"scenario", required_argument, NULL, OPT_SCENARIO},
         {"policy-params", required_argument, NULL, OPT_POLICY_PARAMS},
+        {"decide-timeout", required_argument, NULL, OPT_DECIDE_TIMEOUT},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -120,6 +124,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
             break;
         case OPT_POLICY_PARAMS:
             a->policy_params = optarg;
+            break;
+        case OPT_DECIDE_TIMEOUT:
+            if (cli_parse_seconds("--decide-timeout", optarg, &a->decide_timeout_s) != 0)
+                return CLI_USAGE;
             break;
         case 'q':
             a->quiet = 1;
@@ -234,7 +242,7 @@ static int replay_normal(const struct replay_args *a)
     }
     int64_t nodes, slots;
     struct cluster cluster = {0};
-    struct policy_plugin plugin = {0};
+    struct policy_host plugin = {0};
     struct sim_result result = {0};
     struct err err;
     err_clear(&err);
@@ -264,13 +272,9 @@ static int replay_normal(const struct replay_args *a)
             goto done;
         }
     }
-    if (policy_plugin_load(&plugin, a->policy, a->policy_params, &err) != 0) {
-        cli_print_err(&err);
-        /* a plugin that cannot be read is I/O; one that is wrong, bad input */
-        rc = strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE;
+    if ((rc = cli_open_policy(a->policy, a->policy_params, a->decide_timeout_s, &plugin)) != CLI_OK)
         goto done;
-    }
-    if (simulation_run(&w, &cluster, plugin.ops, plugin.state, &opt, &result, &err) != 0) {
+    if (simulation_run(&w, &cluster, &plugin, &opt, &result, &err) != 0) {
         cli_print_err(&err);
         rc = CLI_INTERNAL;
         goto done;
@@ -299,7 +303,7 @@ static int replay_normal(const struct replay_args *a)
     }
 done:
     sim_result_release(&result);
-    policy_plugin_unload(&plugin);
+    policy_host_close(&plugin);
     cluster_release(&cluster);
     scenario_release(&scen);
     workload_release(&w);

@@ -17,15 +17,28 @@ int policy_plugin_is_path(const char *spec)
     return len >= 3 && memcmp(spec + len - 3, ".so", 3) == 0;
 }
 
-static void split_path(const char *spec, char *path, size_t len, const char **params)
+int policy_plugin_split(const char *spec, const char *extra_params, char *path, size_t len, const char **params,
+                        struct err *err)
 {
-    snprintf(path, len, "%s", spec);
+    size_t plen = strlen(spec);
+    const char *so = strstr(spec, ".so:");
     *params = "";
-    char *so = strstr(path, ".so:");
     if (so) {
-        so[3] = '\0';
-        *params = spec + (so - path) + 4;
+        plen = (size_t)(so - spec) + 3;
+        *params = so + 4;
     }
+    if (plen >= len)
+        return err_set(err, NULL, 0, 0, "policy plugin path '%.64s...' is too long", spec);
+    memcpy(path, spec, plen);
+    path[plen] = '\0';
+    if (extra_params && *extra_params) {
+        if (**params)
+            return err_set(err, NULL, 0, 0,
+                           "plugin '%s' has parameters after ':': give them there or with --policy-params, not both",
+                           spec);
+        *params = extra_params;
+    }
+    return 0;
 }
 
 int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *err)
@@ -68,6 +81,9 @@ int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *e
                        path);
     }
     pl->ops = ops;
+    void *ksym = dlsym(pl->handle, POLICY_KINDS_SYMBOL);
+    if (ksym)
+        memcpy(&pl->decision_kinds, &ksym, sizeof pl->decision_kinds);
     void *psym = dlsym(pl->handle, POLICY_PARAMS_SYMBOL);
     if (psym) {
         policy_params_fn fn;
@@ -79,48 +95,29 @@ int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *e
     return 0;
 }
 
-int policy_plugin_load(struct policy_plugin *pl, const char *spec, const char *extra_params, struct err *err)
+int policy_plugin_create_builtin(struct policy_plugin *pl, const char *spec, const char *extra_params,
+                                 struct err *err)
 {
     memset(pl, 0, sizeof *pl);
     char msg[512] = "";
-    int has_extra = extra_params && *extra_params;
-    if (!policy_plugin_is_path(spec)) {
-        char composed[1024];
-        const char *use = spec;
-        if (has_extra) {
-            /* "ORDERING+REST" -> "ORDERING(PARAMS)+REST" */
-            size_t olen = strcspn(spec, "+(");
-            if (spec[olen] == '(')
-                return err_set(err, NULL, 0, 0,
-                               "policy '%s' already has parameters: give them in the spec or with "
-                               "--policy-params, not both",
-                               spec);
-            snprintf(composed, sizeof composed, "%.*s(%s)%s", (int)olen, spec, extra_params, spec + olen);
-            use = composed;
-        }
-        if (policy_registry_create(use, &pl->ops, &pl->state, msg, sizeof msg) != 0) {
-            pl->ops = NULL;
-            return err_set(err, NULL, 0, 0, "%s", msg);
-        }
-        return 0;
+    const char *use = spec;
+    char composed[1100];
+    if (extra_params && *extra_params) {
+        /* "ORDERING+REST" -> "ORDERING(PARAMS)+REST" */
+        size_t olen = strcspn(spec, "+(");
+        if (spec[olen] == '(')
+            return err_set(err, NULL, 0, 0,
+                           "policy '%s' already has parameters: give them in the spec or with "
+                           "--policy-params, not both",
+                           spec);
+        int n = snprintf(composed, sizeof composed, "%.*s(%s)%s", (int)olen, spec, extra_params, spec + olen);
+        if (n < 0 || (size_t)n >= sizeof composed)
+            return err_set(err, NULL, 0, 0, "policy '%s' with parameters '%s' is too long", spec, extra_params);
+        use = composed;
     }
-    char path[1024];
-    const char *params;
-    split_path(spec, path, sizeof path, &params);
-    if (has_extra && *params)
-        return err_set(err, NULL, 0, 0,
-                       "plugin '%s' has parameters after ':': give them there or with --policy-params, not both",
-                       spec);
-    if (has_extra)
-        params = extra_params;
-    if (policy_plugin_open(pl, path, err) != 0)
-        return -1;
-    if (pl->ops->create(params, &pl->state, msg, sizeof msg) != 0) {
-        /* the message names the plugin's policy: format it before dlclose */
-        err_set(err, NULL, 0, 0, "policy plugin '%s' (%s): %s", path, pl->ops->name, msg[0] ? msg : "create failed");
-        pl->ops = NULL; /* no instance to destroy */
-        policy_plugin_unload(pl);
-        return -1;
+    if (policy_registry_create(use, &pl->ops, &pl->state, msg, sizeof msg) != 0) {
+        pl->ops = NULL;
+        return err_set(err, NULL, 0, 0, "%s", msg);
     }
     return 0;
 }

@@ -2,8 +2,9 @@
  * a user typed, whether a built-in spec ("fairshare+easy+pack") or a plugin,
  * a shared object built against policies/policy.h and named by path
  * ("./mypolicy.so", "./mypolicy.so:PARAMS"). Loading a plugin is I/O
- * (dlopen), so it lives here, host side, not in policies/; fleetsim uses it,
- * and the agent can (agent/scheduler.c has the same PATH.so[:PARAMS] form).
+ * (dlopen), so it lives here, host side, not in policies/. Hosts do not call
+ * it directly: models/policy_host.h creates instances (guarding a plugin's
+ * create()) for the simulator, the agent and the contract suite alike.
  *
  * A plugin exports `fleetsim_policy_entry` (POLICY_ENTRY_SYMBOL) returning
  * its policy_ops, whose abi_version must equal POLICY_ABI_VERSION; it may
@@ -26,6 +27,7 @@ struct policy_plugin {
     void *handle;                      /* dlopen handle; NULL for a built-in */
     const struct policy_param *params; /* a plugin's table, or NULL */
     size_t n_params;
+    policy_kinds_fn decision_kinds;    /* a plugin's optional declaration, or NULL */
 };
 
 /* True when spec names a plugin: before any '(' or ':' it contains '/' or
@@ -34,11 +36,16 @@ int policy_plugin_is_path(const char *spec);
 /* Opens a plugin and checks it without creating an instance (for
  * `fleetsim policy describe ./x.so`). pl is initialised here. */
 int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *err);
-/* Creates an instance from spec. extra_params, when not NULL or "", are
- * the parameters (--policy-params): for a plugin they replace ":PARAMS";
- * for a built-in they are appended to the ordering as "ORDERING(PARAMS)".
- * Returns 0, or -1 with err set; pl is initialised here either way. */
-int policy_plugin_load(struct policy_plugin *pl, const char *spec, const char *extra_params, struct err *err);
+/* Splits "PATH.so[:PARAMS]" into path and parameters; extra_params (from
+ * --policy-params), when not NULL or "", replace ":PARAMS" (both is an
+ * error). *params points into spec or extra_params. */
+int policy_plugin_split(const char *spec, const char *extra_params, char *path, size_t len, const char **params,
+                        struct err *err);
+/* Creates a built-in from spec. extra_params, when not NULL or "", are
+ * appended to the ordering as "ORDERING(PARAMS)". Returns 0, or -1 with err
+ * set; pl is initialised here either way. */
+int policy_plugin_create_builtin(struct policy_plugin *pl, const char *spec, const char *extra_params,
+                                 struct err *err);
 /* Destroys the instance and closes the library; a zeroed pl is a no-op. */
 void policy_plugin_unload(struct policy_plugin *pl);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/policy_host.h"
 #include "models/runtime_model.h"
 #include "sim/pcg32.h"
 #include "sim/buffers.h"
@@ -50,8 +51,8 @@ struct progress {
 struct host {
     const struct workload *w;
     const struct cluster *c;
-    const struct policy_ops *ops;
-    void *policy;
+    struct policy_host *policy;
+    int policy_failed; /* observe() crashed: the run stops at the end of the event */
     const struct sim_options *opt;
     const struct sim_models *models; /* NULL: the foundation's replay */
     const struct failure_spec *failures; /* NULL unless enabled */
@@ -241,8 +242,7 @@ static void node_set(struct host *h, uint32_t node, int present, int up, int ret
 
 static int end_before(const struct host *h, uint32_t a, uint32_t b)
 {
-    int64_t ea = h->running[a].expected_end_us, eb = h->running[b].expected_end_us;
-    return ea < eb || (ea == eb && h->running_w[a] < h->running_w[b]);
+    return policy_running_end_before(&h->running[a], &h->running[b]);
 }
 
 static uint32_t by_end_lower_bound(const struct host *h, uint32_t s, uint32_t n)
@@ -560,10 +560,9 @@ static int schedule_next_arrival(struct host *h)
 
 static void notify(struct host *h, int32_t kind, const struct policy_job *job, int64_t ran_us)
 {
-    if (!h->ops->observe)
-        return;
     struct policy_event ev = {kind, engine_now(&h->eng), job, ran_us};
-    h->ops->observe(h->policy, &ev);
+    if (!h->policy_failed && policy_host_observe(h->policy, &ev, h->err) != POLICY_HOST_OK)
+        h->policy_failed = 1;
 }
 
 static int queue_room(struct host *h)
@@ -818,12 +817,6 @@ static int on_sample(struct host *h, uint32_t k)
 
 /* ---- starting jobs ---- */
 
-static int contract_error(struct host *h, const char *what, const struct policy_decision *d)
-{
-    return err_set(h->err, NULL, 0, 0, "policy '%s' broke the contract at t=%lld us: %s (job '%lld')",
-                   h->ops->name, (long long)engine_now(&h->eng), what, (long long)d->job_id);
-}
-
 /* The runtime model's inputs for a job placed on allocs[first..+count). */
 static void progress_init(struct host *h, struct progress *p, const struct policy_job *job, uint32_t first,
                           uint32_t count)
@@ -882,42 +875,17 @@ static double progress_rate(const struct host *h, const struct progress *p)
     return p->speed * p->ckpt_eff / slowdown;
 }
 
-/* Checks one START against the view and applies it. */
+/* Applies one START (policy_host_decide checked it). */
 static int apply_start(struct host *h, const struct policy_decision *d)
 {
-    if (d->job_index >= h->n_queued || h->started_now[d->job_index])
-        return contract_error(h, "started a job that is not waiting", d);
     struct policy_job *q = &h->queued[d->job_index];
-    if (q->id != d->job_id)
-        return contract_error(h, "decision names a job id that does not match its queue index", d);
-    if (d->alloc_count == 0 || d->alloc_first > h->out.n_allocs || d->alloc_count > h->out.n_allocs - d->alloc_first)
-        return contract_error(h, "allocation out of the decision buffer", d);
     int64_t sum = 0;
-    uint32_t k;
-    for (k = 0; k < d->alloc_count; k++) {
+    for (uint32_t k = 0; k < d->alloc_count; k++) {
         const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
-        const char *bad = NULL;
-        if (a->node < 0 || (uint32_t)a->node >= h->n_nodes || a->slots <= 0)
-            bad = "allocation names no valid node or slot count";
-        else if (h->nodes[a->node].state != POLICY_NODE_UP)
-            bad = "allocation on a node that is not up";
-        else if (h->nodes[a->node].free_slots < a->slots)
-            bad = "allocation over a node's free slots";
-        if (bad) {
-            while (k-- > 0) /* undo what this decision took */
-                h->nodes[h->out.allocs[d->alloc_first + k].node].free_slots += h->out.allocs[d->alloc_first + k].slots;
-            return contract_error(h, bad, d);
-        }
-        sum += a->slots;
         h->nodes[a->node].free_slots -= a->slots;
+        free_list_update(h, (uint32_t)a->node);
+        sum += a->slots;
     }
-    if (sum != q->slots) {
-        for (k = 0; k < d->alloc_count; k++)
-            h->nodes[h->out.allocs[d->alloc_first + k].node].free_slots += h->out.allocs[d->alloc_first + k].slots;
-        return contract_error(h, "allocation does not add up to the job's request", d);
-    }
-    for (k = 0; k < d->alloc_count; k++)
-        free_list_update(h, (uint32_t)h->out.allocs[d->alloc_first + k].node);
     h->free_slots -= sum;
 
     uint32_t old_cap = h->cap_running;
@@ -991,12 +959,7 @@ static int apply_preemptions(struct host *h)
         const struct policy_decision *d = &h->out.items[k];
         if (d->kind != POLICY_PREEMPT)
             continue;
-        if (d->job_index >= h->n_running || h->running[d->job_index].job.id != d->job_id)
-            return contract_error(h, "preempted a job that is not running", d);
         uint32_t wi = h->running_w[d->job_index];
-        for (uint32_t i = 0; i < h->n_preempt; i++)
-            if (h->preempt_w[i] == wi)
-                return contract_error(h, "preempted the same job twice", d);
         if (buffers_grow((void **)&h->preempt_w, &h->cap_preempt, h->n_preempt + 1, sizeof *h->preempt_w) != 0)
             return oom(h);
         h->preempt_w[h->n_preempt++] = wi;
@@ -1013,18 +976,6 @@ static int apply_preemptions(struct host *h)
 
 static int run_pass(struct host *h)
 {
-    uint32_t need = h->n_queued + h->n_running + 1;
-    if (buffers_grow((void **)&h->out.items, &h->out.cap, need, sizeof *h->out.items) != 0)
-        return oom(h);
-    /* a preempting pass may reuse every slot it frees: size for the whole cluster */
-    int64_t alloc_need = h->total_slots + h->n_queued + 1;
-    if (alloc_need > UINT32_MAX / 2)
-        alloc_need = UINT32_MAX / 2;
-    if (buffers_grow((void **)&h->out.allocs, &h->out.cap_allocs, (uint32_t)alloc_need, sizeof *h->out.allocs) != 0)
-        return oom(h);
-    h->out.n = 0;
-    h->out.n_allocs = 0;
-
     struct cluster_view view = {
         .now_us = engine_now(&h->eng),
         .nodes = h->nodes,
@@ -1042,12 +993,11 @@ static int run_pass(struct host *h)
         .type_speed = h->type_speed,
         .n_types = h->n_types,
     };
+    if (policy_host_size_decisions(&h->out, &view) != 0)
+        return oom(h);
     h->res->stats.passes++;
-    if (h->ops->decide(h->policy, &view, &h->out) != 0)
-        return err_set(h->err, NULL, 0, 0, "policy '%s' failed to decide at t=%lld us", h->ops->name,
-                       (long long)view.now_us);
-    if (h->out.n > h->out.cap || h->out.n_allocs > h->out.cap_allocs)
-        return err_set(h->err, NULL, 0, 0, "policy '%s' wrote past its decision buffer", h->ops->name);
+    if (policy_host_decide(h->policy, &view, &h->out, h->err) != POLICY_HOST_OK)
+        return -1;
     if (h->opt->on_pass)
         h->opt->on_pass(h->opt->hook_ctx, &view, &h->out);
 
@@ -1059,13 +1009,9 @@ static int run_pass(struct host *h)
         if (d->kind == POLICY_PREEMPT)
             continue;
         if (d->kind == POLICY_RESERVE) {
-            if (d->job_index >= h->n_queued || h->queued[d->job_index].id != d->job_id)
-                return contract_error(h, "reserved a job that is not waiting", d);
             h->queued[d->job_index].reserved_us = d->at_us;
             continue;
         }
-        if (d->kind != POLICY_START)
-            return contract_error(h, "decision kind not supported by the simulator yet", d);
         if (apply_start(h, d) != 0)
             return -1;
         started++;
@@ -1129,7 +1075,7 @@ static int handle_event(void *ctx, const struct event *ev)
         rc = on_sample(h, (uint32_t)ev->arg);
         break;
     }
-    return rc ? -1 : 0;
+    return rc || h->policy_failed ? -1 : 0;
 }
 
 static int handle_instant_end(void *ctx, sim_time now)
@@ -1138,7 +1084,7 @@ static int handle_instant_end(void *ctx, sim_time now)
     (void)now;
     if (h->changed && h->n_queued > 0) {
         h->changed = 0;
-        if (run_pass(h) != 0)
+        if (run_pass(h) != 0 || h->policy_failed)
             return -1;
     }
     if (contention_update(h) != 0)
@@ -1284,8 +1230,8 @@ static void host_release(struct host *h)
     free(h->out.allocs);
 }
 
-int simulation_run(const struct workload *w, const struct cluster *c, const struct policy_ops *ops,
-                   void *policy, const struct sim_options *opt, struct sim_result *res, struct err *err)
+int simulation_run(const struct workload *w, const struct cluster *c, struct policy_host *policy,
+                   const struct sim_options *opt, struct sim_result *res, struct err *err)
 {
     struct sim_options defaults;
     if (!opt) {
@@ -1306,7 +1252,6 @@ int simulation_run(const struct workload *w, const struct cluster *c, const stru
     memset(&h, 0, sizeof h);
     h.w = w;
     h.c = c;
-    h.ops = ops;
     h.policy = policy;
     h.opt = opt;
     h.models = opt->models;

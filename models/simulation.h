@@ -1,8 +1,9 @@
 /* simulation: the simulator's host for a policy. It replays a workload on a
  * cluster with the event engine: arrivals queue jobs, completions free their
  * slots, and after all state changes at an instant one scheduling pass asks
- * the policy what to start, checks every decision against the contract in
- * policies/policy.h, and applies it.
+ * the policy what to start, has every decision checked against the contract
+ * in policies/policy.h (models/policy_host.h, the one checker), and applies
+ * it.
  *
  * Rules of the replay:
  *  - Jobs arrive in the workload's order, which must be sorted by submit time
@@ -33,6 +34,7 @@
 
 #include "models/cluster.h"
 #include "models/failures.h"
+#include "models/policy_host.h"
 #include "models/procurement.h"
 #include "models/workload.h"
 #include "policies/policy.h"
@@ -134,10 +136,12 @@ struct sim_result {
 };
 
 void sim_options_init(struct sim_options *o);
-/* Runs the whole replay. The policy instance is borrowed. Returns 0, or -1
- * with err set (a broken policy contract, memory). */
-int simulation_run(const struct workload *w, const struct cluster *c, const struct policy_ops *ops,
-                   void *policy, const struct sim_options *opt, struct sim_result *res, struct err *err);
+/* Runs the whole replay. The policy (models/policy_host.h: it checks every
+ * decision and contains a plugin that crashes or hangs) is borrowed.
+ * Returns 0, or -1 with err set (a broken policy contract, a failed policy,
+ * memory). */
+int simulation_run(const struct workload *w, const struct cluster *c, struct policy_host *policy,
+                   const struct sim_options *opt, struct sim_result *res, struct err *err);
 void sim_result_release(struct sim_result *res);
 /* The estimate a policy sees for a job: its limit, or its runtime without one. */
 sim_time simulation_estimate(const struct job *j);

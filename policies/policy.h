@@ -101,7 +101,8 @@ struct cluster_view {
     uint32_t n_queued;
 
     /* Running jobs, in unspecified order, and the same jobs by ascending
-     * (expected_end_us, id) as indices into running[]. */
+     * (expected_end_us, submit_us, id) as indices into running[]: every
+     * host orders them with models/policy_host.h's one rule. */
     const struct policy_running *running;
     const uint32_t *running_by_end;
     uint32_t n_running;
@@ -121,6 +122,12 @@ enum policy_decision_kind {
                          * its slots are free for the STARTs after it in the same pass */
     POLICY_RESERVE = 3  /* informational: queued[job_index] is planned to start at at_us */
 };
+
+/* Decision kinds as bits: what a policy may emit, what a host carries out. */
+#define POLICY_KINDS_START (1u << POLICY_START)
+#define POLICY_KINDS_PREEMPT (1u << POLICY_PREEMPT)
+#define POLICY_KINDS_RESERVE (1u << POLICY_RESERVE)
+#define POLICY_KINDS_ALL (POLICY_KINDS_START | POLICY_KINDS_PREEMPT | POLICY_KINDS_RESERVE)
 
 struct policy_decision {
     int32_t kind;
@@ -188,5 +195,13 @@ struct policy_param {
 
 typedef const struct policy_param *(*policy_params_fn)(size_t *n);
 #define POLICY_PARAMS_SYMBOL "fleetsim_policy_params"
+
+/* A plugin may also export
+ *     uint32_t fleetsim_policy_decision_kinds(void *state);
+ * returning the POLICY_KINDS_* bits its instance may emit (all when absent),
+ * so that a host that cannot carry out a kind (a backend without
+ * preemption) refuses it when it is created rather than mid-run. */
+typedef uint32_t (*policy_kinds_fn)(void *state);
+#define POLICY_KINDS_SYMBOL "fleetsim_policy_decision_kinds"
 
 #endif

@@ -438,6 +438,17 @@ static void queue_policy_observe(void *state, const struct policy_event *ev)
         multifactor_observe(q->mf, ev);
 }
 
+uint32_t queue_policy_decision_kinds(const void *state)
+{
+    const struct queue_policy *q = state;
+    uint32_t kinds = POLICY_KINDS_START;
+    if (q->mode == BACKFILL_EASY || q->mode == BACKFILL_CONSERVATIVE)
+        kinds |= POLICY_KINDS_RESERVE;
+    if (q->preempting)
+        kinds |= POLICY_KINDS_PREEMPT;
+    return kinds;
+}
+
 const struct policy_ops queue_policy_ops = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "queue",

@@ -29,5 +29,9 @@
 #include "policies/policy.h"
 
 extern const struct policy_ops queue_policy_ops;
+/* The decision kinds (POLICY_KINDS_*) an instance may emit: starts always,
+ * reservations with easy or conservative backfilling, preemptions when a
+ * component preempts. */
+uint32_t queue_policy_decision_kinds(const void *state);
 
 #endif

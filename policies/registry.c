@@ -88,6 +88,13 @@ int policy_registry_create(const char *spec, const struct policy_ops **ops, void
     return 0;
 }
 
+uint32_t policy_registry_decision_kinds(const struct policy_ops *ops, const void *state)
+{
+    if (ops == &queue_policy_ops)
+        return queue_policy_decision_kinds(state);
+    return POLICY_KINDS_ALL;
+}
+
 size_t policy_registry_count(void)
 {
     return sizeof builtin_policies / sizeof *builtin_policies;

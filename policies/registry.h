@@ -23,6 +23,8 @@ const struct policy_ops *policy_registry_find(const char *spec, const char **par
 /* Creates an instance; returns 0, or -1 with a message in err. */
 int policy_registry_create(const char *spec, const struct policy_ops **ops, void **state, char *err,
                            size_t err_len);
+/* The decision kinds (POLICY_KINDS_*) a built-in instance may emit. */
+uint32_t policy_registry_decision_kinds(const struct policy_ops *ops, const void *state);
 size_t policy_registry_count(void);
 const struct policy_ops *policy_registry_at(size_t index);
 

@@ -9,7 +9,6 @@
 
 #include "models/cluster.h"
 #include "models/simulation.h"
-#include "policies/registry.h"
 #include "scenarios/build.h"
 #include "sim/pcg32.h"
 
@@ -208,8 +207,8 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     workload_init(&w);
     struct cluster c;
     memset(&c, 0, sizeof c);
-    const struct policy_ops *ops = NULL;
-    void *state = NULL;
+    struct policy_host ph;
+    memset(&ph, 0, sizeof ph);
     struct sim_result res;
     memset(&res, 0, sizeof res);
     int rc = -1;
@@ -224,11 +223,9 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     struct sim_models models;
     scenario_build_models(s, &models);
     models.seed = seed;
-    char msg[256];
-    if (policy_registry_create(policy ? policy : s->forecast.policy, &ops, &state, msg, sizeof msg) != 0) {
-        err_set(err, s->path, 0, 0, "%s", msg);
+    struct policy_host_options po = {.host_name = "the simulator", .decide_timeout_s = s->forecast.decide_timeout_s};
+    if (policy_host_open(&ph, policy ? policy : s->forecast.policy, &po, err) != 0)
         goto done;
-    }
     struct sim_options opt;
     sim_options_init(&opt);
     opt.models = &models;
@@ -238,7 +235,7 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     opt.n_periods = shape.n_periods;
     opt.sample_us = shape.sample_us;
     opt.n_samples = shape.n_samples;
-    if (simulation_run(&w, &c, ops, state, &opt, &res, err) != 0)
+    if (simulation_run(&w, &c, &ph, &opt, &res, err) != 0)
         goto done;
     rep->periods = calloc(shape.n_periods, sizeof *rep->periods);
     rep->samples = calloc(shape.n_samples ? shape.n_samples : 1, sizeof *rep->samples);
@@ -276,8 +273,7 @@ done:
     if (rc != 0)
         forecast_replication_release(rep, shape.n_periods);
     sim_result_release(&res);
-    if (ops)
-        ops->destroy(state);
+    policy_host_close(&ph);
     cluster_release(&c);
     workload_release(&w);
     forecast_result_release(&shape);

@@ -50,7 +50,8 @@ struct horizon_spec {
 
 struct forecast_spec {
     uint32_t replications;          /* default 20 */
-    char policy[POLICY_SPEC_MAX];   /* default "fcfs+easy" */
+    char policy[POLICY_SPEC_MAX];   /* default "fcfs+easy"; or a plugin path */
+    double decide_timeout_s;        /* per decide() call; 0: the host's default (not a scenario key) */
 };
 
 struct plan_spec {

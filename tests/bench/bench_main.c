@@ -44,19 +44,17 @@ static int replay(const struct workload *w, int64_t nodes, int64_t slots, const 
     err_clear(&err);
     if (cluster_init_homogeneous(&c, nodes, slots, &err) != 0)
         return -1;
-    const struct policy_ops *ops;
-    void *st;
-    char msg[256];
-    if (policy_registry_create(spec, &ops, &st, msg, sizeof msg) != 0) {
-        fprintf(stderr, "bench: %s\n", msg);
+    struct policy_host ph;
+    if (policy_host_open(&ph, spec, NULL, &err) != 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
         return -1;
     }
     double t0 = now_s();
-    int rc = simulation_run(w, &c, ops, st, NULL, res, &err);
+    int rc = simulation_run(w, &c, &ph, NULL, res, &err);
     *seconds = now_s() - t0;
     if (rc)
         fprintf(stderr, "bench: %s\n", err.msg);
-    ops->destroy(st);
+    policy_host_close(&ph);
     cluster_release(&c);
     return rc;
 }
@@ -271,13 +269,13 @@ static int bench_fleet(int days)
     double t0 = now_s();
     synthetic_workload_sized(&w, n, 100000, sizes, sizeof sizes / sizeof *sizes, 7200.0);
     double gen = now_s() - t0;
-    const struct policy_ops *ops;
-    void *st;
-    char msg[256];
-    policy_registry_create("fcfs+easy", &ops, &st, msg, sizeof msg);
+    struct policy_host ph;
+    if (policy_host_open(&ph, "fcfs+easy", NULL, &err) != 0)
+        return 1;
     struct sim_result res;
     t0 = now_s();
-    int rc = simulation_run(&w, &c, ops, st, &opt, &res, &err);
+    int rc = simulation_run(&w, &c, &ph, &opt, &res, &err);
+    policy_host_close(&ph);
     double s = now_s() - t0;
     if (rc) {
         fprintf(stderr, "bench: %s\n", err.msg);
@@ -293,7 +291,6 @@ static int bench_fleet(int days)
            res.stats.contention_updates ? (double)res.stats.contention_flows / (double)res.stats.contention_updates : 0,
            peak_rss_mib());
     sim_result_release(&res);
-    ops->destroy(st);
     workload_release(&w);
     failure_spec_release(&fs);
     cluster_release(&c);
@@ -372,10 +369,10 @@ static int bench_decide(const char *spec, int reps)
     out.cap_allocs = (uint32_t)v.free_slots + v.n_queued;
     out.items = malloc(out.cap * sizeof *out.items);
     out.allocs = malloc(out.cap_allocs * sizeof *out.allocs);
-    struct policy_plugin pl;
+    struct policy_host ph;
     struct err err;
     err_clear(&err);
-    if (policy_plugin_load(&pl, spec, NULL, &err) != 0) {
+    if (policy_host_open(&ph, spec, NULL, &err) != 0) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
@@ -383,7 +380,7 @@ static int bench_decide(const char *spec, int reps)
     uint32_t starts = 0, preempts = 0;
     for (int k = 0; k < reps; k++) {
         double t0 = now_s();
-        if (pl.ops->decide(pl.state, &v, &out) != 0) {
+        if (ph.pl.ops->decide(ph.pl.state, &v, &out) != 0) {
             fprintf(stderr, "bench: %s failed to decide\n", spec);
             return 1;
         }
@@ -397,7 +394,7 @@ static int bench_decide(const char *spec, int reps)
     printf("decide    %-36s 10,000 queued, 2,000 nodes (%u running, %lld GPUs free): %8.3f ms per pass "
            "(median of %d; %u starts, %u preemptions)\n",
            spec, n_run, (long long)v.free_slots, t[reps / 2] * 1e3, reps, starts, preempts);
-    policy_plugin_unload(&pl);
+    policy_host_close(&ph);
     free(t);
     free(out.items);
     free(out.allocs);

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "models/cluster.h"
-#include "models/policy_plugin.h"
+#include "models/policy_host.h"
 #include "models/simulation.h"
 #include "models/workload.h"
 #include "policies/registry.h"
@@ -183,68 +183,6 @@ static void buffers_init(struct buffers *b, const struct cluster_view *v)
     b->out.cap_allocs = (uint32_t)v->free_slots + v->n_queued;
 }
 
-/* Returns NULL when the decisions keep the contract, else what they broke. */
-static const char *check_pass(const struct cluster_view *v, const struct policy_decisions *d)
-{
-    static uint8_t started[MAX_QUEUED], preempted[MAX_RUNNING];
-    int32_t room[MAX_NODES];
-    memset(started, 0, sizeof started);
-    memset(preempted, 0, sizeof preempted);
-    if (d->n > d->cap || d->n_allocs > d->cap_allocs)
-        return "wrote past its decision buffer";
-    for (uint32_t i = 0; i < v->n_nodes; i++)
-        room[i] = v->nodes[i].state == POLICY_NODE_UP ? v->nodes[i].free_slots : 0;
-    for (uint32_t k = 0; k < d->n; k++) {
-        const struct policy_decision *x = &d->items[k];
-        if (x->kind != POLICY_PREEMPT)
-            continue;
-        if (x->job_index >= v->n_running || v->running[x->job_index].job.id != x->job_id)
-            return "preempted a job that is not running";
-        if (preempted[x->job_index]++)
-            return "preempted a job twice";
-        const struct policy_running *r = &v->running[x->job_index];
-        for (uint32_t a = 0; a < r->alloc_count; a++) {
-            const struct policy_alloc *al = &v->allocs[r->alloc_first + a];
-            if (v->nodes[al->node].state == POLICY_NODE_UP)
-                room[al->node] += al->slots;
-        }
-    }
-    for (uint32_t k = 0; k < d->n; k++) {
-        const struct policy_decision *x = &d->items[k];
-        if (x->kind == POLICY_PREEMPT)
-            continue;
-        if (x->kind == POLICY_RESERVE) {
-            if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
-                return "reserved a job that is not waiting";
-            continue;
-        }
-        if (x->kind != POLICY_START)
-            return "unknown decision kind";
-        if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
-            return "started a job that is not waiting";
-        if (started[x->job_index]++)
-            return "started a job twice";
-        if (x->alloc_count == 0 || x->alloc_first > d->n_allocs || x->alloc_count > d->n_allocs - x->alloc_first)
-            return "allocation out of the decision buffer";
-        int64_t sum = 0;
-        for (uint32_t a = 0; a < x->alloc_count; a++) {
-            const struct policy_alloc *al = &d->allocs[x->alloc_first + a];
-            if (al->node < 0 || (uint32_t)al->node >= v->n_nodes || al->slots <= 0)
-                return "allocation names no valid node or slot count";
-            if (v->nodes[al->node].state != POLICY_NODE_UP)
-                return v->nodes[al->node].state == POLICY_NODE_DRAINING ? "placed on a draining node"
-                                                                         : "placed on a down node";
-            room[al->node] -= al->slots;
-            if (room[al->node] < 0)
-                return "over-allocated a node";
-            sum += al->slots;
-        }
-        if (sum != v->queued[x->job_index].slots)
-            return "a gang job got part of its slots";
-    }
-    return NULL;
-}
-
 static int same_decisions(const struct policy_decisions *a, const struct policy_decisions *b)
 {
     return a->n == b->n && a->n_allocs == b->n_allocs &&
@@ -261,42 +199,42 @@ struct subject {
     int fair;
 };
 
-static int create(const struct subject *s, struct policy_plugin *pl, char *why, size_t len)
+static double decide_timeout_s; /* --decide-timeout; 0: the host's default */
+
+static int create(const struct subject *s, struct policy_host *ph, char *why, size_t len)
 {
     struct err err;
     err_clear(&err);
     if (s->ops) {
-        memset(pl, 0, sizeof *pl);
-        pl->ops = s->ops;
+        void *state = NULL;
         char msg[256] = "";
-        if (s->ops->create("", &pl->state, msg, sizeof msg) != 0) {
+        if (s->ops->create("", &state, msg, sizeof msg) != 0) {
             snprintf(why, len, "create failed: %s", msg);
             return -1;
         }
+        policy_host_adopt(ph, s->ops, state, s->label);
         return 0;
     }
-    if (policy_plugin_load(pl, s->spec, NULL, &err) != 0) {
+    struct policy_host_options opt = {.host_name = "the contract suite", .decide_timeout_s = decide_timeout_s};
+    if (policy_host_open(ph, s->spec, &opt, &err) != 0) {
         snprintf(why, len, "%s", err.msg);
         return -1;
     }
     return 0;
 }
 
-static void destroy(const struct subject *s, struct policy_plugin *pl)
+static void destroy(const struct subject *s, struct policy_host *ph)
 {
-    if (s->ops) {
-        s->ops->destroy(pl->state);
-        memset(pl, 0, sizeof *pl);
-    } else {
-        policy_plugin_unload(pl);
-    }
+    if (s->ops)
+        s->ops->destroy(ph->pl.state);
+    policy_host_close(ph);
 }
 
 /* Returns NULL or the first broken rule. One instance per cluster shape,
  * N_VIEWS / N_SHAPES views each. */
 static const char *check_views(const struct subject *s, char *why, size_t len)
 {
-    struct policy_plugin pl;
+    struct policy_host pl;
     struct view_store *vs = malloc(sizeof *vs);
     struct buffers *a = malloc(sizeof *a), *b = malloc(sizeof *b);
     const char *bad = NULL;
@@ -318,14 +256,20 @@ static const char *check_views(const struct subject *s, char *why, size_t len)
         buffers_init(a, &vs->view);
         buffers_init(b, &vs->view);
         const char *broke = NULL;
-        if (pl.ops->decide(pl.state, &vs->view, &a->out) != 0)
+        struct err err;
+        err_clear(&err);
+        enum policy_host_status st = policy_host_decide(&pl, &vs->view, &a->out, &err);
+        if (st == POLICY_HOST_FAILED && strstr(err.msg, "failed to decide"))
             broke = "decide() failed with the buffers policy.h promises";
-        if (!broke)
-            broke = check_pass(&vs->view, &a->out);
-        if (!broke && (pl.ops->decide(pl.state, &vs->view, &b->out) != 0 || !same_decisions(&a->out, &b->out)))
-            broke = "decided differently on the same view";
+        else if (st != POLICY_HOST_OK)
+            broke = err.msg;
+        if (!broke && (policy_host_decide(&pl, &vs->view, &b->out, &err) != POLICY_HOST_OK ||
+                       !same_decisions(&a->out, &b->out)))
+            broke = err.set ? err.msg : "decided differently on the same view";
         if (broke) {
-            snprintf(why, len, "%s (view %d: %u nodes, %u queued, %u running)", broke, k, vs->view.n_nodes,
+            char copy[400];
+            snprintf(copy, sizeof copy, "%.399s", broke);
+            snprintf(why, len, "%.400s (view %d: %u nodes, %u queued, %u running)", copy, k, vs->view.n_nodes,
                      vs->view.n_queued, vs->view.n_running);
             bad = why;
         }
@@ -377,12 +321,12 @@ static void team_workload(struct workload *w, size_t n, uint64_t seed)
 static int replay(const struct subject *s, const struct workload *w, const struct cluster *c, struct sim_result *res,
                   char *why, size_t len)
 {
-    struct policy_plugin pl;
+    struct policy_host pl;
     if (create(s, &pl, why, len) != 0)
         return -1;
     struct err err;
     err_clear(&err);
-    int rc = simulation_run(w, c, pl.ops, pl.state, NULL, res, &err);
+    int rc = simulation_run(w, c, &pl, NULL, res, &err);
     if (rc != 0)
         snprintf(why, len, "%s", err.msg);
     destroy(s, &pl);
@@ -692,7 +636,12 @@ int main(int argc, char **argv)
         else
             failed++;
     }
-    for (int i = 1; i < argc; i++) {
+    int first_plugin = 1;
+    if (argc > 2 && strcmp(argv[1], "--decide-timeout") == 0) {
+        decide_timeout_s = atof(argv[2]);
+        first_plugin = 3;
+    }
+    for (int i = first_plugin; i < argc; i++) {
         struct subject s = {argv[i], argv[i], NULL, 0};
         if (run_subject(&s) == 0)
             passed++;

@@ -63,7 +63,7 @@ int fixture_replay(const struct workload *w, int nodes, int slots, const char *s
         return -1;
     }
     struct sim_result res;
-    int rc = simulation_run(w, &c, ops, state, opt, &res, &err);
+    int rc = fixture_run_ops(w, &c, ops, state, opt, &res, &err);
     if (rc == 0 && starts)
         for (size_t i = 0; i < w->n; i++)
             starts[i] = res.jobs[i].start_us < 0 ? -1 : (double)res.jobs[i].start_us / 1e6;
@@ -72,5 +72,15 @@ int fixture_replay(const struct workload *w, int nodes, int slots, const char *s
     sim_result_release(&res);
     ops->destroy(state);
     cluster_release(&c);
+    return rc;
+}
+
+int fixture_run_ops(const struct workload *w, const struct cluster *c, const struct policy_ops *ops, void *state,
+                    const struct sim_options *opt, struct sim_result *res, struct err *err)
+{
+    struct policy_host ph;
+    policy_host_adopt(&ph, ops, state, ops->name);
+    int rc = simulation_run(w, c, &ph, opt, res, err);
+    policy_host_close(&ph);
     return rc;
 }

@@ -19,4 +19,9 @@ void fixture_random_workload(struct workload *w, size_t n, int max_slots, uint64
 int fixture_replay(const struct workload *w, int nodes, int slots, const char *spec, double *starts,
                    struct sim_options *opt);
 
+/* simulation_run for a policy created by hand (ops and state): the host
+ * adopts it for the run and leaves it to the caller. */
+int fixture_run_ops(const struct workload *w, const struct cluster *c, const struct policy_ops *ops, void *state,
+                    const struct sim_options *opt, struct sim_result *res, struct err *err);
+
 #endif

@@ -15,6 +15,7 @@
 #include "policies/registry.h"
 #include "sim/pcg32.h"
 #include "tests/unit/suites.h"
+#include "tests/unit/sim_fixture.h"
 #include "tests/unit/test.h"
 
 static const double hour_us = 3.6e9;
@@ -68,7 +69,7 @@ static double mm_c_replication(int c, double rho, size_t n, uint64_t seed)
     char msg[64];
     policy_registry_create("fcfs", &ops, &st, msg, sizeof msg);
     struct sim_result r;
-    simulation_run(&w, &cl, ops, st, NULL, &r, &err);
+    fixture_run_ops(&w, &cl, ops, st, NULL, &r, &err);
     double sum = 0;
     size_t warm = n / 10, k = 0;
     for (size_t i = warm; i < n; i++, k++)
@@ -134,7 +135,7 @@ static void test_llama3_failures(void)
     char msg[64];
     policy_registry_create("fcfs+easy", &ops, &st, msg, sizeof msg);
     struct sim_result r;
-    CHECK_INT(simulation_run(&w, &cl, ops, st, &opt, &r, &err), 0);
+    CHECK_INT(fixture_run_ops(&w, &cl, ops, st, &opt, &r, &err), 0);
     /* Poisson 99% interval around 419 */
     unsigned lo = 0, hi = 0;
     while (gsl_cdf_poisson_P(lo, 419) < 0.005)
@@ -244,7 +245,7 @@ static sim_time run_forced(const struct forced *table, size_t n, sim_time *end_b
     forced_table = table;
     forced_n = n;
     struct sim_result r;
-    CHECK_INT(simulation_run(&w, &cl, &forced_ops, NULL, &opt, &r, &err), 0);
+    CHECK_INT(fixture_run_ops(&w, &cl, &forced_ops, NULL, &opt, &r, &err), 0);
     sim_time end = r.jobs[0].end_us;
     if (end_b)
         *end_b = n > 1 ? r.jobs[1].end_us : -1;
@@ -337,7 +338,7 @@ static void test_delivery(void)
     char msg[64];
     policy_registry_create("fcfs", &ops, &st, msg, sizeof msg);
     struct sim_result r;
-    CHECK_INT(simulation_run(&w, &cl, ops, st, &opt, &r, &err), 0);
+    CHECK_INT(fixture_run_ops(&w, &cl, ops, st, &opt, &r, &err), 0);
     CHECK_INT(r.jobs[0].start_us, 0);
     CHECK_INT(r.jobs[1].start_us, (sim_time)(5 * day_s * 1e6));
     CHECK_INT(r.jobs[1].end_us, (sim_time)(7 * day_s * 1e6));

@@ -51,7 +51,7 @@ static int run_teams(const struct team_job *jobs, size_t n, int nodes, int slots
     if (rc != 0) {
         printf("  %s\n", msg);
     } else {
-        rc = simulation_run(&w, &c, ops, st, NULL, res, &err);
+        rc = fixture_run_ops(&w, &c, ops, st, NULL, res, &err);
         if (rc != 0)
             printf("  %s\n", err.msg);
         ops->destroy(st);
@@ -349,7 +349,7 @@ static void test_pack_beats_first_fit_on_real_trace(void)
         char msg[128];
         policy_registry_create(specs[s], &ops, &st, msg, sizeof msg);
         struct sim_result res;
-        CHECK_INT(simulation_run(&w, &c, ops, st, &opt, &res, &err), 0);
+        CHECK_INT(fixture_run_ops(&w, &c, ops, st, &opt, &res, &err), 0);
         sim_result_release(&res);
         ops->destroy(st);
     }

@@ -166,9 +166,9 @@ static void test_contract_violation_caught(void)
     err_clear(&err);
     cluster_init_homogeneous(&c, 1, 2, &err);
     struct sim_result res;
-    CHECK_INT(simulation_run(&w, &c, &greedy_ops, NULL, NULL, &res, &err), -1);
+    CHECK_INT(fixture_run_ops(&w, &c, &greedy_ops, NULL, NULL, &res, &err), -1);
     CHECK(strstr(err.msg, "policy 'greedy' broke the contract") != NULL);
-    CHECK(strstr(err.msg, "over a node's free slots") != NULL);
+    CHECK(strstr(err.msg, "over-allocated a node") != NULL);
     sim_result_release(&res);
     cluster_release(&c);
     workload_release(&w);
@@ -188,7 +188,7 @@ static void test_too_big_and_invalid_skipped(void)
     char msg[128];
     CHECK_INT(policy_registry_create("fcfs+easy", &ops, &st, msg, sizeof msg), 0);
     struct sim_result res;
-    CHECK_INT(simulation_run(&w, &c, ops, st, NULL, &res, &err), 0);
+    CHECK_INT(fixture_run_ops(&w, &c, ops, st, NULL, &res, &err), 0);
     CHECK_INT(res.jobs[0].outcome, SIM_JOB_SKIPPED_TOO_BIG);
     CHECK_INT(res.jobs[1].outcome, SIM_JOB_SKIPPED_INVALID);
     CHECK_INT(res.jobs[2].outcome, SIM_JOB_COMPLETED);

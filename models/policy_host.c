@@ -1,0 +1,519 @@
+/* _GNU_SOURCE: pthread_kill and sigaltstack's stack_t under -std=c11. */
+#define _GNU_SOURCE 1
+#include "models/policy_host.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policies/registry.h"
+#include "sim/buffers.h"
+
+/* ---- the guard: catching a plugin that crashes or hangs ---- */
+
+/* The signal the watchdog sends to a thread stuck in decide(). A real-time
+ * signal: nobody else sends it, and it never means anything to the host. */
+#define GUARD_TIMEOUT_SIGNAL (SIGRTMIN + 5)
+#define GUARD_TIMEOUT (-1)
+
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+enum { N_FAULT_SIGNALS = sizeof fault_signals / sizeof *fault_signals };
+
+struct guard {
+    sigjmp_buf jump;
+    volatile sig_atomic_t active;
+    volatile sig_atomic_t catch_faults; /* plugins only: a built-in's crash is a crash */
+    volatile sig_atomic_t caught;       /* the signal, or GUARD_TIMEOUT */
+};
+
+static _Thread_local struct guard *current_guard;
+static _Thread_local int alt_stack_ready;
+
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static int handlers_installed;
+static struct sigaction previous[N_FAULT_SIGNALS];
+
+/* What the watchdog watches: the sequence number of the call in progress
+ * (0: none), the thread making it and its limit. One guarded call at a time
+ * per process: hosts are single-threaded. */
+static atomic_uint_fast64_t watch_seq;
+static atomic_int_fast64_t watch_limit_ns;
+static pthread_t watch_target;
+static uint64_t next_seq;
+static int watchdog_running;
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    struct guard *g = current_guard;
+    int is_timeout = sig == GUARD_TIMEOUT_SIGNAL;
+    if (g && g->active && (is_timeout || g->catch_faults)) {
+        g->active = 0;
+        g->caught = is_timeout ? GUARD_TIMEOUT : sig;
+        siglongjmp(g->jump, 1);
+    }
+    if (is_timeout)
+        return; /* the call it was meant for has returned meanwhile */
+    /* not a plugin's: hand the signal back to whoever had it (the default,
+     * or a sanitizer) */
+    for (int k = 0; k < N_FAULT_SIGNALS; k++) {
+        if (fault_signals[k] != sig)
+            continue;
+        sigaction(sig, &previous[k], NULL);
+        if (info->si_code <= 0)
+            raise(sig); /* sent, not a fault: deliver it again */
+        /* a fault re-executes the instruction on return and meets the
+         * previous handler */
+        (void)uc;
+        return;
+    }
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    uint64_t seen = 0;
+    int64_t seen_for_ns = 0;
+    const int64_t tick_ns = 50 * 1000 * 1000;
+    for (;;) {
+        struct timespec ts = {0, tick_ns};
+        nanosleep(&ts, NULL);
+        uint64_t seq = atomic_load(&watch_seq);
+        if (seq == 0 || seq != seen) {
+            seen = seq;
+            seen_for_ns = 0;
+            continue;
+        }
+        seen_for_ns += tick_ns;
+        int64_t limit = atomic_load(&watch_limit_ns);
+        if (limit > 0 && seen_for_ns >= limit) {
+            pthread_kill(watch_target, GUARD_TIMEOUT_SIGNAL);
+            seen_for_ns = 0; /* once more a limit later if it was not caught */
+        }
+    }
+    return NULL;
+}
+
+static void after_fork_child(void)
+{
+    /* threads do not survive fork: the child starts its own when it needs one */
+    watchdog_running = 0;
+    atomic_store(&watch_seq, 0);
+}
+
+/* Once per process: the handlers; once per thread: an alternate stack, so
+ * that a plugin overflowing its stack is caught too. */
+static void guard_setup(int want_watchdog)
+{
+    pthread_mutex_lock(&setup_lock);
+    if (!handlers_installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        for (int k = 0; k < N_FAULT_SIGNALS; k++)
+            sigaction(fault_signals[k], &sa, &previous[k]);
+        sigaction(GUARD_TIMEOUT_SIGNAL, &sa, NULL);
+        pthread_atfork(NULL, NULL, after_fork_child);
+        handlers_installed = 1;
+    }
+    if (want_watchdog && !watchdog_running) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        /* the watchdog must not take the host's signals */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        if (pthread_create(&t, &attr, watchdog, NULL) == 0)
+            watchdog_running = 1;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    pthread_mutex_unlock(&setup_lock);
+    if (!alt_stack_ready) {
+        size_t size = 256 * 1024;
+        stack_t ss = {.ss_sp = malloc(size), .ss_size = size, .ss_flags = 0};
+        if (ss.ss_sp && sigaltstack(&ss, NULL) == 0)
+            alt_stack_ready = 1;
+        else
+            free(ss.ss_sp);
+    }
+}
+
+static const char *signal_words(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV (segmentation fault)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGFPE: return "SIGFPE (arithmetic exception)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGABRT: return "SIGABRT (abort)";
+    }
+    return "a signal";
+}
+
+enum guarded_call { CALL_CREATE, CALL_DECIDE, CALL_OBSERVE };
+
+struct call_args {
+    enum guarded_call what;
+    const struct policy_ops *ops;
+    void *state;
+    const char *params;
+    void **state_out;
+    char *msg;
+    size_t msg_len;
+    const struct cluster_view *view;
+    struct policy_decisions *out;
+    const struct policy_event *ev;
+    int rc;
+};
+
+static void call_policy(struct call_args *a)
+{
+    switch (a->what) {
+    case CALL_CREATE:
+        a->rc = a->ops->create(a->params, a->state_out, a->msg, a->msg_len);
+        break;
+    case CALL_DECIDE:
+        a->rc = a->ops->decide(a->state, a->view, a->out);
+        break;
+    case CALL_OBSERVE:
+        a->ops->observe(a->state, a->ev);
+        a->rc = 0;
+        break;
+    }
+}
+
+/* Runs the call under the guard. Returns 0 when it returned (its result in
+ * a->rc), else the signal caught or GUARD_TIMEOUT. */
+static int guard_run(int catch_faults, double timeout_s, struct call_args *a)
+{
+    int timed = timeout_s > 0 && a->what == CALL_DECIDE;
+    if (!catch_faults && !timed) {
+        call_policy(a);
+        return 0;
+    }
+    guard_setup(timed);
+    struct guard g;
+    memset(&g, 0, sizeof g);
+    g.catch_faults = catch_faults;
+    struct guard *outer = current_guard;
+    if (sigsetjmp(g.jump, 0) != 0) {
+        /* jumped out of the handler: the signal is still blocked there */
+        atomic_store(&watch_seq, 0);
+        current_guard = outer;
+        int sig = g.caught == GUARD_TIMEOUT ? GUARD_TIMEOUT_SIGNAL : g.caught;
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        return g.caught;
+    }
+    current_guard = &g;
+    if (timed) {
+        watch_target = pthread_self();
+        atomic_store(&watch_limit_ns, (int_fast64_t)(timeout_s * 1e9));
+        atomic_store(&watch_seq, ++next_seq);
+    }
+    g.active = 1;
+    call_policy(a);
+    g.active = 0;
+    if (timed)
+        atomic_store(&watch_seq, 0);
+    current_guard = outer;
+    return 0;
+}
+
+/* ---- creating ---- */
+
+static uint32_t declared_kinds(const struct policy_plugin *pl)
+{
+    if (!pl->handle)
+        return policy_registry_decision_kinds(pl->ops, pl->state);
+    return pl->decision_kinds ? pl->decision_kinds(pl->state) & POLICY_KINDS_ALL : POLICY_KINDS_ALL;
+}
+
+static const char *kind_word(uint32_t bit)
+{
+    return bit == POLICY_KINDS_PREEMPT ? "preempt" : bit == POLICY_KINDS_RESERVE ? "reserve" : "start";
+}
+
+static int create_guarded(struct policy_host *h, const char *params, struct err *err)
+{
+    char msg[512] = "";
+    struct call_args a = {.what = CALL_CREATE, .ops = h->pl.ops, .params = params, .state_out = &h->pl.state,
+                          .msg = msg, .msg_len = sizeof msg};
+    int caught = guard_run(1, 0, &a);
+    if (caught) {
+        h->failed = 1;
+        return err_set(err, NULL, 0, 0, "policy '%s' crashed with %s in create()", h->spec, signal_words(caught));
+    }
+    if (a.rc != 0) {
+        /* a plugin may fill the buffer without ending it */
+        msg[sizeof msg - 1] = '\0';
+        h->pl.state = NULL;
+        return err_set(err, NULL, 0, 0, "policy '%s' (%s): %s", h->spec, h->pl.ops->name,
+                       msg[0] ? msg : "create failed");
+    }
+    return 0;
+}
+
+int policy_host_open(struct policy_host *h, const char *spec, const struct policy_host_options *opt,
+                     struct err *err)
+{
+    memset(h, 0, sizeof *h);
+    struct policy_host_options defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    if (!spec || !*spec)
+        return err_set(err, NULL, 0, 0, "empty policy spec");
+    if (strlen(spec) >= sizeof h->spec)
+        return err_set(err, NULL, 0, 0, "policy spec is %zu bytes long; at most %zu are accepted", strlen(spec),
+                       sizeof h->spec - 1);
+    snprintf(h->spec, sizeof h->spec, "%s", spec);
+    h->decide_timeout_s = opt->decide_timeout_s == 0 ? POLICY_HOST_DEFAULT_TIMEOUT_S : opt->decide_timeout_s;
+    if (!policy_plugin_is_path(spec)) {
+        if (policy_plugin_create_builtin(&h->pl, spec, opt->extra_params, err) != 0) {
+            memset(h, 0, sizeof *h);
+            return -1;
+        }
+    } else {
+        const char *params;
+        char path[1024];
+        if (policy_plugin_split(spec, opt->extra_params, path, sizeof path, &params, err) != 0 ||
+            policy_plugin_open(&h->pl, path, err) != 0) {
+            memset(h, 0, sizeof *h);
+            return -1;
+        }
+        h->guarded = 1;
+        if (create_guarded(h, params, err) != 0) {
+            if (!h->failed)
+                policy_plugin_unload(&h->pl);
+            memset(h, 0, sizeof *h);
+            return -1;
+        }
+    }
+    h->kinds = declared_kinds(&h->pl);
+    uint32_t serves = opt->host_kinds ? opt->host_kinds : POLICY_KINDS_ALL;
+    uint32_t missing = h->kinds & ~serves;
+    if (missing) {
+        uint32_t bit = missing & -missing;
+        err_set(err, NULL, 0, 0, "policy '%s' may %s running jobs, which %s does not carry out; choose a policy without "
+                                 "%s",
+                h->spec, kind_word(bit), opt->host_name ? opt->host_name : "this host", kind_word(bit));
+        policy_host_close(h);
+        return -1;
+    }
+    return 0;
+}
+
+void policy_host_adopt(struct policy_host *h, const struct policy_ops *ops, void *state, const char *label)
+{
+    memset(h, 0, sizeof *h);
+    h->pl.ops = ops;
+    h->pl.state = state;
+    h->kinds = POLICY_KINDS_ALL;
+    h->decide_timeout_s = POLICY_HOST_DEFAULT_TIMEOUT_S;
+    snprintf(h->spec, sizeof h->spec, "%s", label ? label : ops->name);
+    h->failed = -1; /* marks "not ours to destroy" for close */
+}
+
+void policy_host_close(struct policy_host *h)
+{
+    if (!h)
+        return;
+    if (h->failed == 0) {
+        policy_plugin_unload(&h->pl);
+    }
+    /* a failed plugin's state and code cannot be trusted: leak them rather
+     * than run its destroy() or unmap code a handler may still point into */
+    free(h->room);
+    free(h->started);
+    free(h->preempted);
+    memset(h, 0, sizeof *h);
+}
+
+/* ---- the view ---- */
+
+int policy_running_end_before(const struct policy_running *a, const struct policy_running *b)
+{
+    if (a->expected_end_us != b->expected_end_us)
+        return a->expected_end_us < b->expected_end_us;
+    if (a->job.submit_us != b->job.submit_us)
+        return a->job.submit_us < b->job.submit_us;
+    return a->job.id < b->job.id;
+}
+
+void policy_host_order_by_end(const struct policy_running *running, uint32_t n, uint32_t *by_end)
+{
+    /* insertion into a sorted run, binary search for the place: hosts
+     * rebuild this per pass over at most thousands of running jobs */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lo = 0, hi = i;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (policy_running_end_before(&running[by_end[mid]], &running[i]))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(&by_end[lo + 1], &by_end[lo], (i - lo) * sizeof *by_end);
+        by_end[lo] = i;
+    }
+}
+
+int policy_host_size_decisions(struct policy_decisions *out, const struct cluster_view *view)
+{
+    uint32_t need = view->n_queued + view->n_running + 1;
+    /* a preempting pass may reuse every slot it frees: size for the whole cluster */
+    int64_t alloc_need = view->total_slots + view->n_queued + 1;
+    if (alloc_need > UINT32_MAX / 2)
+        alloc_need = UINT32_MAX / 2;
+    if (buffers_grow((void **)&out->items, &out->cap, need, sizeof *out->items) != 0 ||
+        buffers_grow((void **)&out->allocs, &out->cap_allocs, (uint32_t)alloc_need, sizeof *out->allocs) != 0)
+        return -1;
+    out->n = 0;
+    out->n_allocs = 0;
+    return 0;
+}
+
+/* ---- checking ---- */
+
+static int scratch(struct policy_host *h, const struct cluster_view *v)
+{
+    if (buffers_grow((void **)&h->room, &h->cap_room, v->n_nodes + 1, sizeof *h->room) != 0 ||
+        buffers_grow((void **)&h->started, &h->cap_started, v->n_queued + 1, 1) != 0 ||
+        buffers_grow((void **)&h->preempted, &h->cap_preempted, v->n_running + 1, 1) != 0)
+        return -1;
+    return 0;
+}
+
+const char *policy_host_check(struct policy_host *h, const struct cluster_view *v, const struct policy_decisions *d,
+                              uint32_t *bad)
+{
+    *bad = 0;
+    if (d->n > d->cap || d->n_allocs > d->cap_allocs)
+        return "wrote past its decision buffer";
+    if (scratch(h, v) != 0)
+        return "could not be checked: out of memory";
+    memset(h->started, 0, v->n_queued);
+    memset(h->preempted, 0, v->n_running);
+    int32_t *room = h->room;
+    for (uint32_t i = 0; i < v->n_nodes; i++)
+        room[i] = v->nodes[i].state == POLICY_NODE_UP ? v->nodes[i].free_slots : 0;
+    /* preemptions first: their slots are free for the starts of the pass */
+    for (uint32_t k = 0; k < d->n; k++) {
+        const struct policy_decision *x = &d->items[k];
+        if (x->kind != POLICY_PREEMPT)
+            continue;
+        *bad = k;
+        if (!(h->kinds & POLICY_KINDS_PREEMPT))
+            return "preempted although it declared it never does";
+        if (x->job_index >= v->n_running || v->running[x->job_index].job.id != x->job_id)
+            return "preempted a job that is not running";
+        if (h->preempted[x->job_index]++)
+            return "preempted a job twice";
+        const struct policy_running *r = &v->running[x->job_index];
+        for (uint32_t a = 0; a < r->alloc_count; a++) {
+            const struct policy_alloc *al = &v->allocs[r->alloc_first + a];
+            if (al->node >= 0 && (uint32_t)al->node < v->n_nodes && v->nodes[al->node].state == POLICY_NODE_UP)
+                room[al->node] += al->slots;
+        }
+    }
+    for (uint32_t k = 0; k < d->n; k++) {
+        const struct policy_decision *x = &d->items[k];
+        *bad = k;
+        if (x->kind == POLICY_PREEMPT)
+            continue;
+        if (x->kind == POLICY_RESERVE) {
+            if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
+                return "reserved a job that is not waiting";
+            continue;
+        }
+        if (x->kind != POLICY_START)
+            return "unknown decision kind";
+        /* the index must name a waiting job, and the id must be that job's */
+        if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
+            return "started a job that is not waiting";
+        if (h->started[x->job_index]++)
+            return "started a job twice";
+        if (x->alloc_count == 0 || x->alloc_first > d->n_allocs || x->alloc_count > d->n_allocs - x->alloc_first)
+            return "allocation out of the decision buffer";
+        int64_t sum = 0;
+        for (uint32_t a = 0; a < x->alloc_count; a++) {
+            const struct policy_alloc *al = &d->allocs[x->alloc_first + a];
+            if (al->node < 0 || (uint32_t)al->node >= v->n_nodes || al->slots <= 0)
+                return "allocation names no valid node or slot count";
+            if (v->nodes[al->node].state != POLICY_NODE_UP)
+                return v->nodes[al->node].state == POLICY_NODE_DRAINING ? "placed on a draining node"
+                                                                         : "placed on a down node";
+            room[al->node] -= al->slots;
+            if (room[al->node] < 0)
+                return "over-allocated a node";
+            sum += al->slots;
+        }
+        if (sum != v->queued[x->job_index].slots)
+            return "a gang job got part of its slots";
+    }
+    return NULL;
+}
+
+/* ---- calling ---- */
+
+static enum policy_host_status failed(struct policy_host *h, int caught, const char *where, int64_t now_us,
+                                      struct err *err)
+{
+    h->failed = 1;
+    if (caught == GUARD_TIMEOUT)
+        err_set(err, NULL, 0, 0, "policy '%s' did not return from %s within %g s at t=%lld us", h->spec, where,
+                h->decide_timeout_s, (long long)now_us);
+    else
+        err_set(err, NULL, 0, 0, "policy '%s' crashed with %s in %s at t=%lld us", h->spec, signal_words(caught),
+                where, (long long)now_us);
+    return POLICY_HOST_FAILED;
+}
+
+enum policy_host_status policy_host_decide(struct policy_host *h, const struct cluster_view *view,
+                                           struct policy_decisions *out, struct err *err)
+{
+    if (h->failed > 0) {
+        err_set(err, NULL, 0, 0, "policy '%s' failed earlier and is not called again", h->spec);
+        return POLICY_HOST_FAILED;
+    }
+    struct call_args a = {.what = CALL_DECIDE, .ops = h->pl.ops, .state = h->pl.state, .view = view, .out = out};
+    int caught = guard_run(h->guarded, h->decide_timeout_s, &a);
+    if (caught)
+        return failed(h, caught, "decide()", view->now_us, err);
+    if (a.rc != 0) {
+        err_set(err, NULL, 0, 0, "policy '%s' failed to decide at t=%lld us", h->spec, (long long)view->now_us);
+        return POLICY_HOST_FAILED;
+    }
+    uint32_t bad;
+    const char *rule = policy_host_check(h, view, out, &bad);
+    if (rule) {
+        long long id = bad < out->n && out->n <= out->cap ? (long long)out->items[bad].job_id : -1;
+        err_set(err, NULL, 0, 0, "policy '%s' broke the contract at t=%lld us: %s (job '%lld')", h->spec,
+                (long long)view->now_us, rule, id);
+        return POLICY_HOST_BROKE;
+    }
+    return POLICY_HOST_OK;
+}
+
+enum policy_host_status policy_host_observe(struct policy_host *h, const struct policy_event *ev, struct err *err)
+{
+    if (h->failed > 0 || !h->pl.ops || !h->pl.ops->observe)
+        return POLICY_HOST_OK;
+    struct call_args a = {.what = CALL_OBSERVE, .ops = h->pl.ops, .state = h->pl.state, .ev = ev};
+    int caught = guard_run(h->guarded, 0, &a);
+    if (caught)
+        return failed(h, caught, "observe()", ev->now_us, err);
+    return POLICY_HOST_OK;
+}
