@@ -36,6 +36,75 @@ else fail "unknown parameter message: $(cat "$TMP/err")"; fi
 expect_exit 2 "parameter out of range" "$FLEETSIM" replay -q --policy "tiresias(thresholds_gpu_s=5;3)" $demo
 expect_exit 2 "preemption with conservative" "$FLEETSIM" replay -q --policy "fcfs+conservative+preempt" $demo
 expect_exit 2 "two placements" "$FLEETSIM" replay -q --policy "fcfs+pack+spread" $demo
+# Misbehaving plugins (tests/policy/plugin_misbehave.c): a crash, an abort,
+# a decide() that never returns and a double start each end the run with
+# one exact message naming the plugin, the signal or limit, and the time.
+bad=$BUILD/tests/policy/plugin_misbehave.so
+expect_message() { # CODE NAME MESSAGE COMMAND...
+  want=$1 name=$2 msg=$3; shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"; got=$?
+  if [ "$got" = "$want" ] && grep -qxF "$msg" "$TMP/err"; then pass
+  else fail "$name: exit $got (want $want), stderr: $(cat "$TMP/err")"; fi
+}
+expect_message 4 "replay: crashing plugin" \
+  "fleetsim: error: policy '$bad:crash' crashed with SIGSEGV (segmentation fault) in decide() at t=1927000000 us" \
+  "$FLEETSIM" replay -q --policy "$bad:crash" $demo
+expect_message 4 "replay: aborting plugin" \
+  "fleetsim: error: policy '$bad:abort' crashed with SIGABRT (abort) in decide() at t=1927000000 us" \
+  "$FLEETSIM" replay -q --policy "$bad:abort" $demo
+expect_message 4 "replay: looping plugin" \
+  "fleetsim: error: policy '$bad:loop' did not return from decide() within 1 s at t=1927000000 us" \
+  "$FLEETSIM" replay -q --decide-timeout 1 --policy "$bad:loop" $demo
+expect_message 4 "replay: double-starting plugin" \
+  "fleetsim: error: policy '$bad:double' broke the contract at t=1927000000 us: started a job twice (job '1')" \
+  "$FLEETSIM" replay -q --policy "$bad:double" $demo
+# create() that fills its error buffer without a NUL: cut, never overread
+expect_exit 2 "plugin create() error without NUL" "$FLEETSIM" replay -q --policy "$bad:bogus" $demo
+if grep -q "^fleetsim: error: policy '$bad:bogus' (misbehave): xxxx*$" "$TMP/err"; then pass
+else fail "create() error message: $(cat "$TMP/err")"; fi
+# bench: the misbehaving cells fail with the same messages; every other cell is printed
+cat >"$TMP/suite.yaml" <<EOF
+policies:
+  - fcfs+easy
+  - name: crash
+    spec: $bad:crash
+  - name: loop
+    spec: $bad:loop
+  - name: double
+    spec: $bad:double
+  - sjf+easy
+workloads:
+  - name: demo
+    trace: $demo
+EOF
+"$FLEETSIM" bench -q -j 2 --decide-timeout 1 --json "$TMP/suite.yaml" >"$TMP/bench.json" 2>"$TMP/bench.err"
+rc=$?
+if [ $rc = 4 ] && python3 - "$TMP/bench.json" "$bad" <<'PY'
+import json, sys
+cells = {c["policy"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+bad = sys.argv[2]
+want = {
+    "crash": f"policy '{bad}:crash' crashed with SIGSEGV (segmentation fault) in decide() at t=1927000000 us",
+    "loop": f"policy '{bad}:loop' did not return from decide() within 1 s at t=1927000000 us",
+    "double": f"policy '{bad}:double' broke the contract at t=1927000000 us: started a job twice (job '1')",
+}
+for name, note in want.items():
+    assert cells[name]["status"] == "failed" and cells[name]["note"] == note, (name, cells[name])
+for name in ("fcfs+easy", "sjf+easy"):
+    assert cells[name]["status"] == "ok" and cells[name]["jobs"] > 0, (name, cells[name])
+PY
+then pass; else fail "bench with misbehaving plugins: exit $rc: $(cat "$TMP/bench.err")"; fi
+# the contract suite names each one and fails it
+"$BUILD/tests/policy_contract" --decide-timeout 1 "$bad:crash" "$bad:loop" "$bad:double" >"$TMP/c.out" 2>&1
+rc=$?
+for m in "FAIL policy $bad:crash: views: policy '$bad:crash' crashed with SIGSEGV (segmentation fault) in decide() at t=" \
+         "FAIL policy $bad:loop: views: policy '$bad:loop' did not return from decide() within 1 s at t=" \
+         "FAIL policy $bad:double: views: policy '$bad:double' broke the contract at t="; do
+  if [ $rc = 1 ] && grep -qF "$m" "$TMP/c.out"; then pass
+  else fail "contract suite: no line '$m' (exit $rc)"; grep -F "$bad" "$TMP/c.out" | head -5; fi
+done
+if grep -qF "started a job twice" "$TMP/c.out"; then pass; else fail "contract suite: double start not named"; fi
+
 # fleetsim policy
 check "policy list" "$FLEETSIM" policy list
 "$FLEETSIM" policy list >"$TMP/list"
