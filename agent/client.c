@@ -282,10 +282,14 @@ static const char submit_usage[] =
     "  -t, --time LIMIT   wall-time limit: 90s, 30m, 1.5h, 2d, 1:30:00 or 2-00:00:00\n"
     "                     (default: the agent's default_time); the job is stopped at it\n"
     "      --team TEAM    team or account, recorded in the trace\n"
+    "      --class C      training (default), fine-tune or inference: what the policy\n"
+    "                     sees as the job's class (node-type speeds, Gavel)\n"
     "  -J, --name NAME    a name for the job\n"
     "  -o, --output FILE  stdout file (default: ./fleetsim-ID.out)\n"
     "  -e, --error FILE   stderr file (default: ./fleetsim-ID.err; same as -o to merge)\n"
     "      --requeue      if the agent loses the job (its supervisor dies), run it again\n"
+    "                     (a job the policy preempts always goes back to the queue; it\n"
+    "                     then runs again with FLEETSIM_ATTEMPT one higher)\n"
     "      --json         print {\"id\": N}\n"
     "      --socket PATH  the agent's socket (default: $FLEETSIM_AGENT_SOCKET or\n"
     "                     " AGENT_DEFAULT_SOCKET ")\n"
@@ -301,16 +305,17 @@ static int absolute(const char *cwd, const char *path, char *out, size_t len)
 
 static int cmd_submit(int argc, char **argv)
 {
-    enum { O_TEAM = 256, O_REQUEUE, O_JSON, O_SOCKET };
+    enum { O_TEAM = 256, O_REQUEUE, O_JSON, O_SOCKET, O_CLASS };
     static const struct option opts[] = {
         {"gpus", required_argument, NULL, 'g'},   {"time", required_argument, NULL, 't'},
         {"team", required_argument, NULL, O_TEAM}, {"name", required_argument, NULL, 'J'},
         {"output", required_argument, NULL, 'o'}, {"error", required_argument, NULL, 'e'},
         {"requeue", no_argument, NULL, O_REQUEUE}, {"json", no_argument, NULL, O_JSON},
         {"socket", required_argument, NULL, O_SOCKET}, {"help", no_argument, NULL, 'h'},
+        {"class", required_argument, NULL, O_CLASS},
         {NULL, 0, NULL, 0},
     };
-    const char *sock = socket_default(), *team = NULL, *name = NULL, *out = NULL, *errf = NULL;
+    const char *sock = socket_default(), *team = NULL, *name = NULL, *out = NULL, *errf = NULL, *job_class = NULL;
     long long gpus = 1;
     int64_t limit_us = -1;
     int requeue = 0, json = 0, c;
@@ -337,6 +342,7 @@ static int cmd_submit(int argc, char **argv)
             }
             break;
         case O_TEAM: team = optarg; break;
+        case O_CLASS: job_class = optarg; break;
         case 'J': name = optarg; break;
         case 'o': out = optarg; break;
         case 'e': errf = optarg; break;
@@ -367,6 +373,8 @@ static int cmd_submit(int argc, char **argv)
         json_object_set_new(job, "team", json_string(team));
     if (name)
         json_object_set_new(job, "name", json_string(name));
+    if (job_class)
+        json_object_set_new(job, "class", json_string(job_class));
     json_object_set_new(job, "cwd", json_string(cwd));
     char path[PATH_MAX + 8];
     if (out) {
@@ -751,6 +759,11 @@ static int cmd_status(int argc, char **argv)
                jstr(resp, "version", "?"), jstr(resp, "policy", "?"), (long long)jint(resp, "queued", 0),
                (long long)jint(resp, "running", 0), (long long)jint(resp, "uid", -1),
                json_is_true(json_object_get(resp, "admin")) ? " (admin)" : "");
+    const char *failed = json_string_value(json_object_get(resp, "policy_failed"));
+    if (failed)
+        printf("POLICY FAILED: %s\nrunning jobs go on; no job starts until the agent is restarted with a working "
+               "policy\n",
+               failed);
     json_decref(resp);
     return AGENT_OK;
 }

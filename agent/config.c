@@ -49,6 +49,7 @@ int config_init(struct agent_config *c)
     snprintf(c->inventory, sizeof c->inventory, "nvml");
     snprintf(c->policy, sizeof c->policy, "fcfs+easy");
     c->kill_grace_us = 10 * 1000000LL;
+    c->decide_timeout_us = 10 * 1000000LL;
     c->default_time_us = 3600 * 1000000LL;
     c->max_time_us = 7 * 86400 * 1000000LL;
     c->max_queued = 100000;
@@ -191,6 +192,7 @@ static const struct key_spec keys[] = {
     {"http_allow_remote", K_BOOL, offsetof(struct agent_config, http_allow_remote), 0},
     STR(node_name, K_STRING),
     {"kill_grace", K_DURATION, offsetof(struct agent_config, kill_grace_us), 0},
+    {"decide_timeout", K_DURATION, offsetof(struct agent_config, decide_timeout_us), 0},
     {"default_time", K_DURATION, offsetof(struct agent_config, default_time_us), 0},
     {"max_time", K_DURATION, offsetof(struct agent_config, max_time_us), 0},
     {"max_queued", K_COUNT, offsetof(struct agent_config, max_queued), 0},

@@ -32,6 +32,7 @@ struct agent_config {
     int http_allow_remote;
     char node_name[64]; /* name of this host's node with NVML; "" = hostname */
     int64_t kill_grace_us;
+    int64_t decide_timeout_us; /* one decide() call longer than this marks the policy failed */
     int64_t default_time_us;
     int64_t max_time_us;
     int64_t max_queued;

@@ -292,6 +292,12 @@ static void settle(struct daemon *d, struct agent_job *j)
             j->state = JOB_FAILED;
             snprintf(j->reason, sizeof j->reason, "could not start: %.200s", es.error);
             d->m.start_failures++;
+        } else if (j->preempting && !j->cancel_requested) {
+            /* stopped by the policy: back to the queue, with its service */
+            back_to_queue = 1;
+            j->preemptions++;
+            j->attained_us += (int64_t)j->gpus * (j->end_us - j->start_us);
+            snprintf(j->reason, sizeof j->reason, "preempted by the policy");
         } else if (j->cancel_requested) {
             j->state = JOB_CANCELLED;
             if (!j->reason[0])
@@ -370,6 +376,10 @@ static void settle(struct daemon *d, struct agent_job *j)
         j->reserved_us = -1;
         j->kill_stage = 0;
         j->timed_out = 0;
+        if (j->preempting)
+            scheduler_observe(&d->sched, POLICY_EVENT_PREEMPTED, j->end_us, j, j->end_us - j->start_us);
+        j->preempting = 0;
+        j->end_us = -1;
         free(j->gpu_idx);
         j->gpu_idx = NULL;
         j->n_gpu_idx = 0;
@@ -425,6 +435,22 @@ struct pending_start {
     int go_fd;
 };
 
+static void kill_step(struct daemon *d, struct agent_job *j, int64_t now);
+
+/* The policy stops a running job: SIGTERM now, SIGKILL after kill_grace,
+ * and when its supervisor reports the end, settle() puts it back in the
+ * queue with its attempt count and service (FLEETSIM_ATTEMPT goes up). */
+static void preempt_job(struct daemon *d, struct agent_job *j, int64_t now)
+{
+    if (j->preempting || j->cancel_requested || j->timed_out || j->ended)
+        return;
+    j->preempting = 1;
+    d->m.preempted++;
+    log_write(LOGL_INFO, "job preempted by the policy", "job=%lld user=%s ran_s=%.3f", (long long)j->id, j->user,
+              (double)(now - j->start_us) / 1e6);
+    kill_step(d, j, now);
+}
+
 /* One scheduling pass at pass_now. As in the simulator's engine, the pass
  * sees the jobs submitted up to pass_now (the queue is in submit order) and
  * the running jobs whose ends at or before it have been settled. */
@@ -443,13 +469,25 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     sched_result_init(&res);
     struct err err;
     err_clear(&err);
+    if (d->sched.failed) /* reported once when it failed; running jobs go on */
+        return;
     if (scheduler_pass(&d->sched, pass_now, &d->inv, d->queued, visible, d->running, d->n_running, &res, &err) !=
         0) {
-        log_err("scheduling pass refused", &err);
+        if (d->sched.failed) {
+            log_write(LOGL_ERROR, "policy failed: no new job starts until the agent is restarted with a working policy",
+                      "policy=%s error=%s running=%u queued=%u", d->sched.ph.spec, err.msg, d->n_running,
+                      d->n_queued);
+        } else {
+            log_err("scheduling pass refused", &err);
+            d->retry_pass_us = now + 5000000;
+        }
         sched_result_release(&res);
-        d->retry_pass_us = now + 5000000;
         return;
     }
+    for (uint32_t k = 0; k < res.n_preempts; k++)
+        preempt_job(d, res.preempts[k], now);
+    /* res.resumed: the deferred starts of a preempting pass go out now; as
+     * in the simulator, the policy is asked again at the next event */
     log_write(LOGL_DEBUG, "pass", "at_us=%lld visible=%u running=%u starts=%u reserved=%u left_out=%u",
               (long long)pass_now, visible, d->n_running, res.n_starts, res.n_reserved, res.left_out);
     struct pending_start *ps = calloc(res.n_starts + 1, sizeof *ps);
@@ -494,6 +532,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     if (n == 0 && res.n_reserved == 0) {
         if (res.n_starts)
             d->retry_pass_us = now + 1000000;
+        /* a start deferred for a preempted job's GPUs runs when that job
+         * ends (its end makes the next pass); nothing to retry here */
         free(ps);
         sched_result_release(&res);
         return;
@@ -515,6 +555,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
             nodes[g] = d->inv.nodes[d->inv.gpus[ps[k].gpus[g]].node].name;
         }
         j->start_us = pass_now;
+        if (j->first_start_us < 0)
+            j->first_start_us = pass_now;
         j->shim_pid = ps[k].pid;
         j->shim_start = ps[k].start;
         ok = store_mark_running(d->st, j, uuids, nodes, &err) == 0 &&
@@ -604,7 +646,8 @@ static void check_timers(struct daemon *d, int64_t now)
             log_write(LOGL_INFO, "job reached its time limit", "job=%lld limit_s=%.3f", (long long)j->id,
                       (double)j->limit_us / 1e6);
             kill_step(d, j, now);
-        } else if ((j->timed_out || j->cancel_requested) && (j->kill_stage == 0 || now >= j->kill_at_us)) {
+        } else if ((j->timed_out || j->cancel_requested || j->preempting) &&
+                   (j->kill_stage == 0 || now >= j->kill_at_us)) {
             kill_step(d, j, now);
         }
     }
@@ -617,7 +660,7 @@ static int64_t next_timer(const struct daemon *d)
         const struct agent_job *j = d->running[i];
         if (j->ended)
             continue;
-        int64_t at = (j->timed_out || j->cancel_requested) ? j->kill_at_us : j->start_us + j->limit_us;
+        int64_t at = (j->timed_out || j->cancel_requested || j->preempting) ? j->kill_at_us : j->start_us + j->limit_us;
         if (at < t)
             t = at;
     }
@@ -766,6 +809,11 @@ static json_t *job_json(const struct daemon *d, const struct agent_job *j, char 
     if (j->requeue)
         json_object_set_new(o, "requeue", json_true());
     json_object_set_new(o, "attempts", json_integer(j->attempts));
+    json_object_set_new(o, "class", json_string(job_class_name((enum job_class)j->job_class)));
+    if (j->preemptions)
+        json_object_set_new(o, "preemptions", json_integer(j->preemptions));
+    if (j->preempting && j->state == JOB_RUNNING)
+        json_object_set_new(o, "preempting", json_true());
     if (j->cancel_requested && j->state == JOB_RUNNING)
         json_object_set_new(o, "cancelling", json_true());
     json_t *gl = json_array(), *pl = json_array();
@@ -852,6 +900,12 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     }
     const char *team = json_string_value(json_object_get(job, "team"));
     const char *name = json_string_value(json_object_get(job, "name"));
+    const char *class_name = json_string_value(json_object_get(job, "class"));
+    enum job_class job_class = JOB_CLASS_TRAINING;
+    if (class_name && job_class_parse(class_name, &job_class) != 0) {
+        snprintf(msg, sizeof msg, "class '%.32s' is not one of training, fine-tune, inference", class_name);
+        return api_error_line("bad_request", msg);
+    }
     if (team && !job_name_valid(team, JOB_TEAM_MAX)) {
         snprintf(msg, sizeof msg, "team '%.64s' may hold only letters, digits, '.', '_', '-' (at most 63)", team);
         return api_error_line("bad_request", msg);
@@ -871,6 +925,7 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     if (name)
         snprintf(j->name, sizeof j->name, "%s", name);
     j->gpus = (int32_t)gpus;
+    j->job_class = (int32_t)job_class;
     j->limit_us = limit_us;
     j->requeue = json_is_true(json_object_get(job, "requeue"));
     j->argv_json = json_dumps(json_object_get(job, "argv"), JSON_COMPACT);
@@ -1183,11 +1238,15 @@ static char *handle_request(struct daemon *d, const struct api_caller *c, const 
         return api_error_line("bad_request", msg);
     }
     switch (req.op) {
-    case API_PING:
-        out = ok_line(json_pack("{s:s, s:s, s:i, s:b, s:I, s:I}", "version", FLEETSIM_VERSION_STRING, "policy",
-                                d->sched.spec, "uid", (int)c->uid, "admin", is_admin(d, c), "queued",
-                                (json_int_t)d->n_queued, "running", (json_int_t)d->n_running));
+    case API_PING: {
+        json_t *o = json_pack("{s:s, s:s, s:i, s:b, s:I, s:I}", "version", FLEETSIM_VERSION_STRING, "policy",
+                              d->sched.ph.spec, "uid", (int)c->uid, "admin", is_admin(d, c), "queued",
+                              (json_int_t)d->n_queued, "running", (json_int_t)d->n_running);
+        if (o && d->sched.failed)
+            json_object_set_new(o, "policy_failed", json_string(d->sched.failure));
+        out = ok_line(o);
         break;
+    }
     case API_SUBMIT:
         out = op_submit(d, c, req.job);
         if (strncmp(out, "{\"ok\":false", 11) == 0)
@@ -1659,7 +1718,7 @@ static int setup(struct daemon *d, struct err *err)
     d->gpu_job = calloc(d->inv.n_gpus ? d->inv.n_gpus : 1, sizeof *d->gpu_job);
     if (!d->gpu_job)
         return err_set(err, NULL, 0, 0, "out of memory");
-    if (scheduler_init(&d->sched, d->cfg->policy, err) != 0)
+    if (scheduler_init(&d->sched, d->cfg->policy, (double)d->cfg->decide_timeout_us / 1e6, err) != 0)
         return -1;
     char path[CONFIG_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/state.db", d->cfg->state_dir);
@@ -1736,7 +1795,7 @@ static int setup(struct daemon *d, struct err *err)
     d->watchdog_us = notify_watchdog_us();
     d->dirty = 1;
     log_write(LOGL_INFO, "ready", "socket=%s http=%s policy=%s state_dir=%s version=%s", d->cfg->socket_path,
-              d->cfg->http_listen[0] ? d->cfg->http_listen : "off", d->sched.spec, d->cfg->state_dir,
+              d->cfg->http_listen[0] ? d->cfg->http_listen : "off", d->sched.ph.spec, d->cfg->state_dir,
               FLEETSIM_VERSION_STRING);
     notify_send("READY=1");
     return 0;

@@ -43,6 +43,8 @@ int inventory_add_node(struct inventory *inv, const char *name, int32_t n_gpus)
     nd->first_gpu = (int32_t)inv->n_gpus;
     nd->n_gpus = n_gpus;
     nd->nvlink_domain = -1;
+    nd->leaf = -1;
+    nd->pod = -1;
     for (int32_t i = 0; i < n_gpus; i++) {
         struct inv_gpu *g = &inv->gpus[inv->n_gpus + (uint32_t)i];
         memset(g, 0, sizeof *g);
@@ -252,7 +254,8 @@ static int get_str(json_t *obj, const char *key, char *out, size_t len, const ch
 
 static int parse_node(struct inventory *inv, json_t *jn, size_t ni, const char *name, struct err *err)
 {
-    static const char *const node_keys[] = {"name", "gpus", "model", "memory_mib", "nvlink_domains", NULL};
+    static const char *const node_keys[] = {"name", "gpus", "model", "memory_mib", "nvlink_domains", "leaf", "pod",
+                                            NULL};
     static const char *const gpu_keys[] = {"uuid", "model", "memory_mib", "pci_bus_id", "nvlink_domain", "xid",
                                            "ecc_uncorrected", NULL};
     char where[128];
@@ -281,6 +284,10 @@ static int parse_node(struct inventory *inv, json_t *jn, size_t ni, const char *
     long long mem_mib = 81559;
     if (get_int(jn, "memory_mib", 1, 1LL << 30, &mem_mib, where, name, err) < 0)
         return -1;
+    long long leaf = -1, pod = -1;
+    if (get_int(jn, "leaf", 0, 1 << 20, &leaf, where, name, err) < 0 ||
+        get_int(jn, "pod", 0, 1 << 20, &pod, where, name, err) < 0)
+        return -1;
     json_t *jg = json_object_get(jn, "gpus");
     if (!jg)
         return err_set(err, name, 0, 0, "%s: missing key 'gpus'", where);
@@ -303,6 +310,8 @@ static int parse_node(struct inventory *inv, json_t *jn, size_t ni, const char *
         return err_set(err, name, 0, 0, "%s: too many nodes or GPUs (at most %d nodes, %d GPUs)", where,
                        INV_MAX_NODES, INV_MAX_GPUS);
     struct inv_node *nd = &inv->nodes[node];
+    nd->leaf = (int32_t)leaf;
+    nd->pod = (int32_t)pod;
     for (long long i = 0; i < n; i++) {
         struct inv_gpu *g = &inv->gpus[nd->first_gpu + i];
         snprintf(g->model, sizeof g->model, "%s", model);

@@ -49,6 +49,7 @@ struct inv_node {
     char name[INV_NODE_NAME_MAX];
     int32_t first_gpu, n_gpus;
     int32_t nvlink_domain; /* for the policy view: -1 when its GPUs have no NVLink */
+    int32_t leaf, pod;     /* fabric position for the policy view (fake inventory's "leaf"/"pod"), -1 = unknown */
     int drained;
     char drain_reason[INV_REASON_MAX];
 };

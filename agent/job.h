@@ -37,10 +37,15 @@ struct agent_job {
     int term_signal;    /* 0 = none */
     char reason[JOB_REASON_MAX];
     int cancel_requested;
+    int32_t job_class;   /* enum job_class (models/node_types.h): 0 training, 1 fine-tune, 2 inference */
+    int64_t attained_us; /* GPU microseconds (GPUs x time run) of its earlier attempts */
+    int32_t preemptions; /* times the policy preempted it */
+    int64_t first_start_us; /* its first attempt's start, -1 = not yet: the start a replay compares */
 
     /* in memory only */
     int32_t *gpu_idx; /* allocated GPUs (inventory indices) while running */
     int32_t n_gpu_idx;
+    int preempting;     /* the policy preempted it: it is being stopped, then goes back to the queue */
     int kill_stage;     /* 0, 1 = SIGTERM sent, 2 = SIGKILL sent */
     int64_t kill_at_us; /* when to take the next kill step */
     int timed_out;

@@ -118,7 +118,7 @@ int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_
     buf_puts(o, "fleetsim_build_info{version=\"");
     label_value(o, v->version);
     buf_puts(o, "\",policy=\"");
-    label_value(o, v->sched->spec);
+    label_value(o, v->sched->ph.spec);
     buf_puts(o, "\"} 1\n");
     family(o, "fleetsim_agent_start_time_seconds", "gauge", "When the agent started, in Unix seconds.");
     buf_printf(o, "fleetsim_agent_start_time_seconds %.6f\n", v->start_time_s);
@@ -203,6 +203,13 @@ int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_
     buf_printf(o, "fleetsim_policy_decisions_total{kind=\"start\"} %llu\n", (unsigned long long)v->sched->starts);
     buf_printf(o, "fleetsim_policy_decisions_total{kind=\"reserve\"} %llu\n",
                (unsigned long long)v->sched->reserves);
+    buf_printf(o, "fleetsim_policy_decisions_total{kind=\"preempt\"} %llu\n",
+               (unsigned long long)v->sched->preempts);
+    family(o, "fleetsim_jobs_preempted_total", "counter", "Job attempts the policy stopped and requeued.");
+    buf_printf(o, "fleetsim_jobs_preempted_total %llu\n", (unsigned long long)m->preempted);
+    family(o, "fleetsim_policy_failed", "gauge",
+           "1 when the policy crashed or did not return: running jobs go on, none starts (see status and the log).");
+    buf_printf(o, "fleetsim_policy_failed %d\n", v->sched->failed ? 1 : 0);
     family(o, "fleetsim_policy_contract_violations_total", "counter", "Passes refused because a decision was wrong.");
     buf_printf(o, "fleetsim_policy_contract_violations_total %llu\n", (unsigned long long)v->sched->contract_errors);
     family(o, "fleetsim_gpu_auto_drains_total", "counter", "GPUs drained by a health rule (XID, ECC).");

@@ -29,6 +29,7 @@ struct metrics {
     uint64_t start_failures;
     uint64_t lost; /* supervisor gone without a status */
     uint64_t requeued;
+    uint64_t preempted; /* attempts stopped by the policy */
     uint64_t adopted;
     uint64_t api_ok, api_error, http_unauthorized;
     uint64_t auto_drains;

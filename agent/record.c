@@ -112,7 +112,8 @@ int record_format(struct buf *out, const struct agent_job *j, int64_t epoch_s, c
     if (j->team[0])
         string_value(out, "team", j->team);
     buf_printf(out, ",\"status\":%d", record_status_code(j->state));
-    seconds(out, "start_s", j->start_us - base);
+    /* the first attempt's start: a preempted job's replay starts it then too */
+    seconds(out, "start_s", (j->first_start_us >= 0 ? j->first_start_us : j->start_us) - base);
     seconds(out, "end_s", j->end_us - base);
     if (j->exit_code >= 0)
         buf_printf(out, ",\"exit\":%d", j->exit_code);

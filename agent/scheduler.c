@@ -1,62 +1,51 @@
 #include "agent/scheduler.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "policies/registry.h"
+#include "scenarios/catalog.h"
 #include "sim/buffers.h"
 
-static int load_plugin(struct scheduler *s, const char *spec, struct err *err)
+int scheduler_node_type(const struct node_catalog *c, const char *gpu_model)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s", spec);
-    const char *params = "";
-    char *so = strstr(path, ".so");
-    if (so && so[3] == ':') {
-        so[3] = '\0';
-        params = spec + (so - path) + 4;
+    for (size_t t = 0; t < c->n; t++) {
+        const char *name = c->types[t].name;
+        size_t len = strcspn(name, "-");
+        for (const char *p = gpu_model; *p; p++) {
+            if (strncmp(p, name, len) != 0)
+                continue;
+            int starts_word = p == gpu_model || p[-1] == ' ' || p[-1] == '-';
+            int ends_word = p[len] == '\0' || p[len] == ' ' || p[len] == '-';
+            if (starts_word && ends_word)
+                return (int)t;
+        }
     }
-    s->plugin = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!s->plugin)
-        return err_set(err, NULL, 0, 0, "cannot load policy plugin '%s': %s", path, dlerror());
-    void *sym = dlsym(s->plugin, POLICY_ENTRY_SYMBOL);
-    policy_entry_fn entry;
-    memcpy(&entry, &sym, sizeof entry);
-    if (!sym)
-        return err_set(err, NULL, 0, 0, "policy plugin '%s' does not export '%s'", path, POLICY_ENTRY_SYMBOL);
-    const struct policy_ops *ops = entry();
-    if (!ops || !ops->name || !ops->create || !ops->destroy || !ops->decide)
-        return err_set(err, NULL, 0, 0, "policy plugin '%s' returned an incomplete policy_ops table", path);
-    if (ops->abi_version != POLICY_ABI_VERSION)
-        return err_set(err, NULL, 0, 0, "policy plugin '%s' has ABI version %u; this agent needs %u: rebuild it "
-                                        "against this policies/policy.h",
-                       path, ops->abi_version, POLICY_ABI_VERSION);
-    char msg[256] = "";
-    if (ops->create(params, &s->policy, msg, sizeof msg) != 0)
-        return err_set(err, NULL, 0, 0, "policy plugin '%s': %s", path, msg[0] ? msg : "create failed");
-    s->ops = ops;
-    return 0;
+    return -1;
 }
 
-int scheduler_init(struct scheduler *s, const char *spec, struct err *err)
+int scheduler_init(struct scheduler *s, const char *spec, double decide_timeout_s, struct err *err)
 {
     memset(s, 0, sizeof *s);
-    snprintf(s->spec, sizeof s->spec, "%s", spec);
-    if (strchr(spec, '/')) {
-        if (load_plugin(s, spec, err) != 0) {
-            scheduler_release(s);
-            return -1;
-        }
-        return 0;
+    struct policy_host_options opt = {.host_name = "the agent", .decide_timeout_s = decide_timeout_s};
+    if (policy_host_open(&s->ph, spec, &opt, err) != 0)
+        return -1;
+    struct diag_list diags;
+    diag_list_init(&diags, 16);
+    int rc = catalog_load_builtin(&s->catalog, &diags, err);
+    diag_list_release(&diags);
+    size_t rows = s->catalog.n + 1;
+    s->type_speed = rc == 0 ? malloc(rows * POLICY_JOB_CLASSES * sizeof *s->type_speed) : NULL;
+    if (!s->type_speed) {
+        if (rc == 0)
+            err_set(err, NULL, 0, 0, "out of memory");
+        scheduler_release(s);
+        return -1;
     }
-    char msg[256];
-    if (policy_registry_create(spec, &s->ops, &s->policy, msg, sizeof msg) != 0) {
-        s->ops = NULL;
-        return err_set(err, NULL, 0, 0, "%s", msg);
-    }
+    for (size_t t = 0; t < rows; t++)
+        for (int c = 0; c < POLICY_JOB_CLASSES; c++)
+            s->type_speed[t * POLICY_JOB_CLASSES + (size_t)c] = t < s->catalog.n ? s->catalog.types[t].speed[c] : 1.0;
     return 0;
 }
 
@@ -64,10 +53,9 @@ void scheduler_release(struct scheduler *s)
 {
     if (!s)
         return;
-    if (s->ops && s->policy)
-        s->ops->destroy(s->policy);
-    if (s->plugin)
-        dlclose(s->plugin);
+    policy_host_close(&s->ph);
+    node_catalog_release(&s->catalog);
+    free(s->type_speed);
     free(s->nodes);
     free(s->with_free);
     free(s->queued);
@@ -80,6 +68,8 @@ void scheduler_release(struct scheduler *s)
     free(s->busy);
     free(s->free_left);
     free(s->started);
+    free(s->deferred);
+    free(s->deferred_allocs);
     memset(s, 0, sizeof *s);
 }
 
@@ -93,11 +83,15 @@ void sched_result_release(struct sched_result *r)
     free(r->starts);
     free(r->gpu_pool);
     free(r->reserved);
+    free(r->preempts);
     memset(r, 0, sizeof *r);
 }
 
-static void fill_policy_job(struct policy_job *p, const struct agent_job *j)
+static void fill_policy_job(struct policy_job *p, const struct agent_job *j, int64_t now_us)
 {
+    int64_t attained = j->attained_us;
+    if (j->state == JOB_RUNNING && j->start_us >= 0 && now_us > j->start_us)
+        attained += (int64_t)j->gpus * (now_us - j->start_us);
     *p = (struct policy_job){.id = j->id,
                              .submit_us = j->submit_us,
                              .estimate_us = j->limit_us,
@@ -105,36 +99,111 @@ static void fill_policy_job(struct policy_job *p, const struct agent_job *j)
                              .user = j->user_index,
                              .team = j->team_index,
                              .priority = j->priority,
-                             .reserved_us = j->reserved_us};
+                             .reserved_us = j->reserved_us,
+                             .attained_us = attained,
+                             .preemptions = j->preemptions,
+                             .job_class = j->job_class};
 }
 
 void scheduler_observe(struct scheduler *s, int32_t kind, int64_t now_us, const struct agent_job *j, int64_t ran_us)
 {
-    if (!s->ops || !s->ops->observe)
+    if (s->failed)
         return;
     struct policy_job pj;
-    fill_policy_job(&pj, j);
+    fill_policy_job(&pj, j, now_us);
     struct policy_event ev = {kind, now_us, &pj, ran_us};
-    s->ops->observe(s->policy, &ev);
+    struct err err;
+    err_clear(&err);
+    if (policy_host_observe(&s->ph, &ev, &err) != POLICY_HOST_OK) {
+        s->failed = 1;
+        snprintf(s->failure, sizeof s->failure, "%s", err.msg);
+    }
 }
 
-static const struct policy_running *by_end_running;
-
-static int by_end_cmp(const void *a, const void *b)
+static int oom(struct err *err)
 {
-    const struct policy_running *x = &by_end_running[*(const uint32_t *)a];
-    const struct policy_running *y = &by_end_running[*(const uint32_t *)b];
-    if (x->expected_end_us != y->expected_end_us)
-        return x->expected_end_us < y->expected_end_us ? -1 : 1;
-    return (x->job.id > y->job.id) - (x->job.id < y->job.id);
+    return err_set(err, NULL, 0, 0, "out of memory");
 }
 
-static int contract_error(struct scheduler *s, struct err *err, int64_t now, const char *what,
-                          const struct policy_decision *d)
+/* Adds a start of j on allocs (node, GPUs), picking the node's GPUs. The
+ * result's pool must have room (the caller sized it). */
+static int add_start(struct scheduler *s, const struct inventory *inv, struct agent_job *j,
+                     const struct policy_alloc *allocs, uint32_t n, struct sched_result *res, struct err *err)
 {
-    s->contract_errors++;
-    return err_set(err, NULL, 0, 0, "policy '%s' broke the contract at t=%lld us: %s (job '%lld'): pass refused",
-                   s->ops->name, (long long)now, what, (long long)d->job_id);
+    struct sched_start *ss = &res->starts[res->n_starts++];
+    ss->job = j;
+    ss->gpus = NULL;
+    for (uint32_t a = 0; a < n; a++) {
+        const struct policy_alloc *al = &allocs[a];
+        if (inventory_pick_gpus(inv, (uint32_t)al->node, al->slots, s->busy, &res->gpu_pool[res->n_pool]) != 0)
+            return err_set(err, NULL, 0, 0, "internal: node '%s' lost its free GPUs during the pass",
+                           inv->nodes[al->node].name);
+        for (int32_t g = 0; g < al->slots; g++)
+            s->busy[res->gpu_pool[res->n_pool + (uint32_t)g]] = 1;
+        res->n_pool += (uint32_t)al->slots;
+    }
+    s->starts++;
+    return 0;
+}
+
+/* Pointers into the pool only once it no longer moves. */
+static void finish_starts(struct sched_result *res)
+{
+    uint32_t off = 0;
+    for (uint32_t k = 0; k < res->n_starts; k++) {
+        res->starts[k].gpus = &res->gpu_pool[off];
+        off += (uint32_t)res->starts[k].job->gpus;
+    }
+}
+
+static int defer_start(struct scheduler *s, int64_t job_id, const struct policy_alloc *allocs, uint32_t n)
+{
+    if (buffers_grow((void **)&s->deferred, &s->cap_deferred, s->n_deferred + 1, sizeof *s->deferred) != 0 ||
+        buffers_grow((void **)&s->deferred_allocs, &s->cap_deferred_allocs, s->n_deferred_allocs + n,
+                     sizeof *s->deferred_allocs) != 0)
+        return -1;
+    s->deferred[s->n_deferred++] = (struct deferred_start){job_id, s->n_deferred_allocs, n};
+    memcpy(&s->deferred_allocs[s->n_deferred_allocs], allocs, n * sizeof *allocs);
+    s->n_deferred_allocs += n;
+    return 0;
+}
+
+/* The victims have stopped: the starts they made room for go first, where
+ * the policy put them (a job cancelled meanwhile, or a node that lost GPUs,
+ * is left to the next pass). s->nodes holds the current free GPUs. */
+static int resume_deferred(struct scheduler *s, const struct inventory *inv, struct agent_job *const *queued,
+                           uint32_t n_queued, struct sched_result *res, struct err *err)
+{
+    uint32_t pool_need = 1;
+    for (uint32_t k = 0; k < s->n_deferred; k++)
+        for (uint32_t a = 0; a < s->deferred[k].count; a++)
+            pool_need += (uint32_t)s->deferred_allocs[s->deferred[k].first + a].slots;
+    if (buffers_grow((void **)&res->starts, &res->cap_starts, s->n_deferred + 1, sizeof *res->starts) != 0 ||
+        buffers_grow((void **)&res->gpu_pool, &res->cap_pool, pool_need, sizeof *res->gpu_pool) != 0)
+        return oom(err);
+    for (uint32_t i = 0; i < inv->n_nodes; i++)
+        s->free_left[i] = s->nodes[i].state == POLICY_NODE_UP ? s->nodes[i].free_slots : 0;
+    for (uint32_t k = 0; k < s->n_deferred; k++) {
+        const struct deferred_start *ds = &s->deferred[k];
+        struct agent_job *j = NULL;
+        for (uint32_t i = 0; i < n_queued && !j; i++)
+            if (queued[i]->id == ds->job_id)
+                j = queued[i];
+        const struct policy_alloc *al = &s->deferred_allocs[ds->first];
+        int fits = j != NULL;
+        for (uint32_t a = 0; a < ds->count && fits; a++)
+            fits = (uint32_t)al[a].node < inv->n_nodes && s->free_left[al[a].node] >= al[a].slots;
+        if (!fits)
+            continue;
+        for (uint32_t a = 0; a < ds->count; a++)
+            s->free_left[al[a].node] -= al[a].slots;
+        if (add_start(s, inv, j, al, ds->count, res, err) != 0)
+            return -1;
+    }
+    s->n_deferred = s->n_deferred_allocs = 0;
+    res->resumed = 1;
+    finish_starts(res);
+    return 0;
 }
 
 int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *inv, struct agent_job *const *queued,
@@ -143,7 +212,13 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    res->n_starts = res->n_pool = res->n_reserved = res->left_out = 0;
+    res->n_starts = res->n_pool = res->n_reserved = res->n_preempts = res->left_out = res->deferred = 0;
+    res->resumed = 0;
+    if (s->failed)
+        return err_set(err, NULL, 0, 0, "%s", s->failure);
+    for (uint32_t r = 0; r < n_running; r++)
+        if (running[r]->preempting)
+            return 0; /* its end makes the next pass */
     uint32_t nn = inv->n_nodes, ng = inv->n_gpus;
     /* per-node and per-GPU scratch, sized to the inventory on every pass (cheap) */
     free(s->nodes);
@@ -155,7 +230,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
     s->free_left = calloc(nn ? nn : 1, sizeof *s->free_left);
     s->busy = calloc(ng ? ng : 1, 1);
     if (!s->nodes || !s->with_free || !s->busy || !s->free_left)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
     uint32_t alloc_need = 1;
     for (uint32_t r = 0; r < n_running; r++) {
         for (int32_t k = 0; k < running[r]->n_gpu_idx; k++)
@@ -163,8 +238,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
                 s->busy[running[r]->gpu_idx[k]] = 1;
         alloc_need += (uint32_t)running[r]->n_gpu_idx;
     }
-    int64_t total = 0, free_total = 0;
-    uint32_t n_with_free = 0;
+    int32_t unknown_type = (int32_t)s->catalog.n;
     for (uint32_t i = 0; i < nn; i++) {
         const struct inv_node *nd = &inv->nodes[i];
         int32_t usable = 0, idle = 0;
@@ -176,47 +250,48 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
             idle += !s->busy[g];
         }
         int32_t state = nd->drained ? POLICY_NODE_DRAINING : usable == 0 ? POLICY_NODE_DOWN : POLICY_NODE_UP;
-        s->nodes[i] = (struct policy_node){0, state, usable, idle, nd->nvlink_domain, -1, -1, 0};
-        if (state == POLICY_NODE_UP) {
-            total += usable;
-            free_total += idle;
-            if (idle > 0)
-                s->with_free[n_with_free++] = i;
-        }
+        int type = nd->n_gpus > 0 ? scheduler_node_type(&s->catalog, inv->gpus[nd->first_gpu].model) : -1;
+        s->nodes[i] = (struct policy_node){type < 0 ? unknown_type : type, state, usable, idle, nd->nvlink_domain,
+                                           nd->leaf, nd->pod, 0};
     }
+    struct cluster_view view = {.now_us = now_us, .nodes = s->nodes, .n_nodes = nn};
+    policy_host_tally_nodes(&view, s->with_free);
+    if (s->n_deferred)
+        return resume_deferred(s, inv, queued, n_queued, res, err);
+
     if (buffers_grow((void **)&s->queued, &s->cap_queued, n_queued + 1, sizeof *s->queued) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
     void *qj = realloc(s->queued_jobs, s->cap_queued * sizeof *s->queued_jobs);
     void *st = qj ? realloc(s->started, s->cap_queued) : NULL;
     if (qj)
         s->queued_jobs = qj;
     if (!st)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
     s->started = st;
     uint32_t nq = 0;
     for (uint32_t i = 0; i < n_queued; i++) {
-        if (queued[i]->gpus > total) {
+        if (queued[i]->gpus > view.total_slots) {
             res->left_out++;
             continue;
         }
-        fill_policy_job(&s->queued[nq], queued[i]);
+        fill_policy_job(&s->queued[nq], queued[i], now_us);
         s->queued_jobs[nq++] = queued[i];
     }
     if (nq == 0)
         return 0;
     if (buffers_grow((void **)&s->running, &s->cap_running, n_running + 1, sizeof *s->running) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
     void *be = realloc(s->by_end, s->cap_running * sizeof *s->by_end);
     if (!be)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
     s->by_end = be;
     if (buffers_grow((void **)&s->allocs, &s->cap_allocs, alloc_need, sizeof *s->allocs) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
     uint32_t na = 0;
     for (uint32_t r = 0; r < n_running; r++) {
         const struct agent_job *j = running[r];
         struct policy_running *pr = &s->running[r];
-        fill_policy_job(&pr->job, j);
+        fill_policy_job(&pr->job, j, now_us);
         pr->start_us = j->start_us;
         pr->expected_end_us = j->start_us + j->limit_us;
         pr->alloc_first = na;
@@ -234,122 +309,98 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
             s->allocs[a].slots++;
         }
         pr->alloc_count = na - pr->alloc_first;
-        s->by_end[r] = r;
     }
-    by_end_running = s->running;
-    if (n_running > 1)
-        qsort(s->by_end, n_running, sizeof *s->by_end, by_end_cmp);
+    policy_host_order_by_end(s->running, n_running, s->by_end);
+    view.queued = s->queued;
+    view.n_queued = nq;
+    view.running = s->running;
+    view.running_by_end = s->by_end;
+    view.n_running = n_running;
+    view.allocs = s->allocs;
+    view.type_speed = s->type_speed;
+    view.n_types = (uint32_t)s->catalog.n + 1;
+    if (policy_host_size_decisions(&s->out, &view) != 0)
+        return oom(err);
 
-    uint32_t need = nq + n_running + 1;
-    if (buffers_grow((void **)&s->out.items, &s->out.cap, need, sizeof *s->out.items) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
-    uint32_t alloc_cap = (uint32_t)free_total + nq + 1;
-    if (buffers_grow((void **)&s->out.allocs, &s->out.cap_allocs, alloc_cap, sizeof *s->out.allocs) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
-    s->out.n = s->out.n_allocs = 0;
-    struct cluster_view view = {
-        .now_us = now_us,
-        .nodes = s->nodes,
-        .n_nodes = nn,
-        .nodes_with_free = s->with_free,
-        .n_nodes_with_free = n_with_free,
-        .total_slots = total,
-        .free_slots = free_total,
-        .queued = s->queued,
-        .n_queued = nq,
-        .running = s->running,
-        .running_by_end = s->by_end,
-        .n_running = n_running,
-        .allocs = s->allocs,
-    };
     s->passes++;
-    if (s->ops->decide(s->policy, &view, &s->out) != 0)
-        return err_set(err, NULL, 0, 0, "policy '%s' failed to decide at t=%lld us", s->ops->name, (long long)now_us);
-    if (s->out.n > s->out.cap || s->out.n_allocs > s->out.cap_allocs) {
+    switch (policy_host_decide(&s->ph, &view, &s->out, err)) {
+    case POLICY_HOST_OK:
+        break;
+    case POLICY_HOST_BROKE:
         s->contract_errors++;
-        return err_set(err, NULL, 0, 0, "policy '%s' wrote past its decision buffer", s->ops->name);
+        return -1;
+    case POLICY_HOST_FAILED:
+        if (s->ph.failed) {
+            s->failed = 1;
+            snprintf(s->failure, sizeof s->failure, "%s", err->msg);
+        }
+        return -1;
     }
 
-    /* check everything first: a wrong decision refuses the whole pass */
-    memset(s->started, 0, nq);
-    for (uint32_t i = 0; i < nn; i++)
-        s->free_left[i] = s->nodes[i].free_slots;
-    uint32_t n_starts = 0;
+    /* apply: preemptions, reservations, then GPUs for each start that the
+     * GPUs free now can hold (a preempted job keeps its GPUs until it stops) */
+    uint32_t n_starts = 0, n_preempts = 0;
     for (uint32_t k = 0; k < s->out.n; k++) {
-        const struct policy_decision *d = &s->out.items[k];
-        if (d->kind == POLICY_RESERVE) {
-            if (d->job_index >= nq || s->queued[d->job_index].id != d->job_id)
-                return contract_error(s, err, now_us, "reserved a job that is not waiting", d);
-            continue;
-        }
-        if (d->kind != POLICY_START)
-            return contract_error(s, err, now_us, "decision kind not supported by the agent", d);
-        if (d->job_index >= nq || s->started[d->job_index])
-            return contract_error(s, err, now_us, "started a job that is not waiting", d);
-        if (s->queued[d->job_index].id != d->job_id)
-            return contract_error(s, err, now_us, "decision names a job id that does not match its queue index", d);
-        if (d->alloc_count == 0 || d->alloc_first > s->out.n_allocs ||
-            d->alloc_count > s->out.n_allocs - d->alloc_first)
-            return contract_error(s, err, now_us, "allocation out of the decision buffer", d);
-        int64_t sum = 0;
-        for (uint32_t a = 0; a < d->alloc_count; a++) {
-            const struct policy_alloc *al = &s->out.allocs[d->alloc_first + a];
-            if (al->node < 0 || (uint32_t)al->node >= nn || al->slots <= 0)
-                return contract_error(s, err, now_us, "allocation names no valid node or slot count", d);
-            if (s->nodes[al->node].state != POLICY_NODE_UP)
-                return contract_error(s, err, now_us, "allocation on a node that is not up", d);
-            if (s->free_left[al->node] < al->slots)
-                return contract_error(s, err, now_us, "allocation over a node's free slots", d);
-            s->free_left[al->node] -= al->slots;
-            sum += al->slots;
-        }
-        if (sum != s->queued[d->job_index].slots)
-            return contract_error(s, err, now_us, "allocation does not add up to the job's request", d);
-        s->started[d->job_index] = 1;
-        n_starts++;
+        n_starts += s->out.items[k].kind == POLICY_START;
+        n_preempts += s->out.items[k].kind == POLICY_PREEMPT;
     }
-
-    /* apply: reservations, then GPUs for each start */
     if (buffers_grow((void **)&res->starts, &res->cap_starts, n_starts + 1, sizeof *res->starts) != 0 ||
-        buffers_grow((void **)&res->reserved, &res->cap_reserved, s->out.n + 1, sizeof *res->reserved) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        buffers_grow((void **)&res->reserved, &res->cap_reserved, s->out.n + 1, sizeof *res->reserved) != 0 ||
+        buffers_grow((void **)&res->preempts, &res->cap_preempts, n_preempts + 1, sizeof *res->preempts) != 0)
+        return oom(err);
     uint32_t pool_need = 1;
     for (uint32_t k = 0; k < s->out.n; k++)
         if (s->out.items[k].kind == POLICY_START)
             pool_need += (uint32_t)s->queued[s->out.items[k].job_index].slots;
     if (buffers_grow((void **)&res->gpu_pool, &res->cap_pool, pool_need, sizeof *res->gpu_pool) != 0)
-        return err_set(err, NULL, 0, 0, "out of memory");
+        return oom(err);
+    memset(s->started, 0, nq);
+    for (uint32_t i = 0; i < nn; i++)
+        s->free_left[i] = s->nodes[i].free_slots;
+    s->n_deferred = s->n_deferred_allocs = 0;
     for (uint32_t k = 0; k < s->out.n; k++) {
         const struct policy_decision *d = &s->out.items[k];
-        struct agent_job *j = s->queued_jobs[d->job_index];
-        if (d->kind == POLICY_RESERVE) {
-            s->reserves++;
-            if (j->reserved_us != d->at_us && !s->started[d->job_index]) {
-                j->reserved_us = d->at_us;
-                res->reserved[res->n_reserved++] = j;
-            }
+        if (d->kind == POLICY_PREEMPT) {
+            struct agent_job *victim = running[d->job_index];
+            s->preempts++;
+            if (!victim->preempting)
+                res->preempts[res->n_preempts++] = victim;
             continue;
         }
-        struct sched_start *ss = &res->starts[res->n_starts++];
-        ss->job = j;
-        ss->gpus = NULL;
+        if (d->kind != POLICY_START)
+            continue;
+        int fits = 1;
         for (uint32_t a = 0; a < d->alloc_count; a++) {
             const struct policy_alloc *al = &s->out.allocs[d->alloc_first + a];
-            if (inventory_pick_gpus(inv, (uint32_t)al->node, al->slots, s->busy, &res->gpu_pool[res->n_pool]) != 0)
-                return err_set(err, NULL, 0, 0, "internal: node '%s' lost its free GPUs during the pass",
-                               inv->nodes[al->node].name);
-            for (int32_t g = 0; g < al->slots; g++)
-                s->busy[res->gpu_pool[res->n_pool + (uint32_t)g]] = 1;
-            res->n_pool += (uint32_t)al->slots;
+            fits &= s->free_left[al->node] >= al->slots;
         }
-        s->starts++;
+        if (!fits) {
+            res->deferred++;
+            if (defer_start(s, s->queued_jobs[d->job_index]->id, &s->out.allocs[d->alloc_first], d->alloc_count) != 0)
+                return oom(err);
+            continue;
+        }
+        for (uint32_t a = 0; a < d->alloc_count; a++)
+            s->free_left[s->out.allocs[d->alloc_first + a].node] -= s->out.allocs[d->alloc_first + a].slots;
+        s->started[d->job_index] = 1;
+        if (add_start(s, inv, s->queued_jobs[d->job_index], &s->out.allocs[d->alloc_first], d->alloc_count, res, err) !=
+            0)
+            return -1;
     }
-    /* pointers into the pool only now that it no longer moves */
-    uint32_t off = 0;
-    for (uint32_t k = 0; k < res->n_starts; k++) {
-        res->starts[k].gpus = &res->gpu_pool[off];
-        off += (uint32_t)res->starts[k].job->gpus;
+    for (uint32_t k = 0; k < s->out.n; k++) {
+        const struct policy_decision *d = &s->out.items[k];
+        if (d->kind != POLICY_RESERVE)
+            continue;
+        struct agent_job *j = s->queued_jobs[d->job_index];
+        s->reserves++;
+        if (j->reserved_us != d->at_us && !s->started[d->job_index]) {
+            j->reserved_us = d->at_us;
+            res->reserved[res->n_reserved++] = j;
+        }
     }
+    if (res->n_preempts == 0)
+        s->n_deferred = s->n_deferred_allocs = 0; /* only victims stopping hold a start back */
+    finish_starts(res);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->pass_ns_total += (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
     return 0;

@@ -14,22 +14,23 @@ enum stmt_id {
 #define JOB_COLUMNS                                                                                            \
     "id, state, uid, gid, user, team, name, gpus, limit_us, submit_us, start_us, end_us, priority, argv, env, " \
     "cwd, stdout, stderr, requeue, attempts, reserved_us, shim_pid, shim_start, exit_code, signal, reason, "    \
-    "cancel_requested"
+    "cancel_requested, job_class, attained_us, preemptions, first_start_us"
 
 static const char *const sql_text[S_COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
     [S_INSERT] = "INSERT INTO jobs (state, uid, gid, user, team, name, gpus, limit_us, submit_us, priority, argv, "
-                 "env, cwd, stdout, stderr, requeue) VALUES ('queued', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                 "?11, ?12, ?13, ?14, ?15)",
-    [S_RUNNING] = "UPDATE jobs SET state = 'running', start_us = ?2, attempts = ?3, shim_pid = ?4, shim_start = "
+                 "env, cwd, stdout, stderr, requeue, job_class) VALUES ('queued', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                 "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    [S_RUNNING] = "UPDATE jobs SET state = 'running', start_us = ?2, first_start_us = COALESCE(first_start_us, ?2), "
+                  "attempts = ?3, shim_pid = ?4, shim_start = "
                   "?5, reserved_us = -1 WHERE id = ?1 AND state = 'queued'",
     [S_ALLOC] = "INSERT INTO allocations (job_id, attempt, node, gpu_uuid) VALUES (?1, ?2, ?3, ?4)",
     [S_FINISHED] = "UPDATE jobs SET state = ?2, end_us = ?3, exit_code = ?4, signal = ?5, reason = ?6, traced = 0 "
                    "WHERE id = ?1",
     [S_REQUEUED] = "UPDATE jobs SET state = 'queued', start_us = NULL, shim_pid = NULL, shim_start = NULL, "
-                   "reason = ?2, attempts = ?3, reserved_us = -1 WHERE id = ?1",
+                   "reason = ?2, attempts = ?3, reserved_us = -1, attained_us = ?4, preemptions = ?5 WHERE id = ?1",
     [S_RESERVED] = "UPDATE jobs SET reserved_us = ?2 WHERE id = ?1",
     [S_CANCEL] = "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1",
     [S_EVENT] = "INSERT INTO events (ts_us, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
@@ -63,7 +64,9 @@ static const char schema[] =
     " requeue INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0,"
     " reserved_us INTEGER NOT NULL DEFAULT -1, shim_pid INTEGER, shim_start INTEGER,"
     " exit_code INTEGER, signal INTEGER, reason TEXT NOT NULL DEFAULT '',"
-    " cancel_requested INTEGER NOT NULL DEFAULT 0, traced INTEGER NOT NULL DEFAULT 0);"
+    " cancel_requested INTEGER NOT NULL DEFAULT 0, traced INTEGER NOT NULL DEFAULT 0,"
+    " job_class INTEGER NOT NULL DEFAULT 0, attained_us INTEGER NOT NULL DEFAULT 0,"
+    " preemptions INTEGER NOT NULL DEFAULT 0, first_start_us INTEGER);"
     "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state);"
     "CREATE INDEX IF NOT EXISTS jobs_untraced ON jobs (traced) WHERE traced = 0;"
     "CREATE TABLE IF NOT EXISTS allocations (job_id INTEGER NOT NULL REFERENCES jobs (id),"
@@ -153,6 +156,24 @@ int store_open(struct store **out, const char *path, struct err *err)
         store_close(st);
         return -1;
     }
+    /* version 1 -> 2: the columns the policy view needs for preemptive policies */
+    if (have && version < 2 &&
+        sqlite3_exec(st->db,
+                     "BEGIN IMMEDIATE;"
+                     "ALTER TABLE jobs ADD COLUMN job_class INTEGER NOT NULL DEFAULT 0;"
+                     "ALTER TABLE jobs ADD COLUMN attained_us INTEGER NOT NULL DEFAULT 0;"
+                     "ALTER TABLE jobs ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0;"
+                     "ALTER TABLE jobs ADD COLUMN first_start_us INTEGER;"
+                     "UPDATE jobs SET first_start_us = start_us;"
+                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', 2);"
+                     "COMMIT;",
+                     NULL, NULL, &msg) != SQLITE_OK) {
+        err_set(err, NULL, 0, 0, "cannot upgrade state store '%s' to schema version 2: %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        store_close(st);
+        return -1;
+    }
     if (!have && store_meta_set(st, "schema_version", STORE_SCHEMA_VERSION, err) != 0) {
         store_close(st);
         return -1;
@@ -224,6 +245,7 @@ int store_insert_job(struct store *st, struct agent_job *j, struct err *err)
     bind_text(s, 13, j->out_path);
     bind_text(s, 14, j->err_path);
     sqlite3_bind_int(s, 15, j->requeue);
+    sqlite3_bind_int(s, 16, j->job_class);
     if (run(st, s, err, "cannot record the job") != 0)
         return -1;
     j->id = sqlite3_last_insert_rowid(st->db);
@@ -283,6 +305,8 @@ int store_mark_requeued(struct store *st, const struct agent_job *j, struct err 
     sqlite3_bind_int64(s, 1, j->id);
     bind_text(s, 2, j->reason);
     sqlite3_bind_int(s, 3, j->attempts);
+    sqlite3_bind_int64(s, 4, j->attained_us);
+    sqlite3_bind_int(s, 5, j->preemptions);
     return run(st, s, err, "cannot requeue the job");
 }
 
@@ -371,6 +395,10 @@ static struct agent_job *row_to_job(sqlite3_stmt *s)
     j->term_signal = (int)int_col(s, 24, 0);
     copy_col(s, 25, j->reason, sizeof j->reason);
     j->cancel_requested = sqlite3_column_int(s, 26);
+    j->job_class = sqlite3_column_int(s, 27);
+    j->attained_us = sqlite3_column_int64(s, 28);
+    j->preemptions = sqlite3_column_int(s, 29);
+    j->first_start_us = int_col(s, 30, -1);
     if (!j->argv_json || !j->env_json || !j->cwd || !j->out_path || !j->err_path || j->state < 0) {
         job_free(j);
         return NULL;

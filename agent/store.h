@@ -22,7 +22,9 @@
 
 struct store;
 
-enum { STORE_SCHEMA_VERSION = 1 };
+/* 2: jobs.job_class, attained_us, preemptions, first_start_us (a version-1
+ * store is migrated) */
+enum { STORE_SCHEMA_VERSION = 2 };
 
 /* Opens (creating) the database at path. */
 int store_open(struct store **st, const char *path, struct err *err);

@@ -370,6 +370,22 @@ void policy_host_order_by_end(const struct policy_running *running, uint32_t n, 
     }
 }
 
+void policy_host_tally_nodes(struct cluster_view *v, uint32_t *with_free)
+{
+    v->total_slots = v->free_slots = 0;
+    v->n_nodes_with_free = 0;
+    for (uint32_t i = 0; i < v->n_nodes; i++) {
+        const struct policy_node *nd = &v->nodes[i];
+        if (nd->state != POLICY_NODE_UP)
+            continue;
+        v->total_slots += nd->total_slots;
+        v->free_slots += nd->free_slots;
+        if (nd->free_slots > 0)
+            with_free[v->n_nodes_with_free++] = i;
+    }
+    v->nodes_with_free = with_free;
+}
+
 int policy_host_size_decisions(struct policy_decisions *out, const struct cluster_view *view)
 {
     uint32_t need = view->n_queued + view->n_running + 1;

@@ -103,6 +103,10 @@ enum policy_host_status policy_host_observe(struct policy_host *h, const struct 
 const char *policy_host_check(struct policy_host *h, const struct cluster_view *view,
                               const struct policy_decisions *out, uint32_t *bad);
 
+/* The node-derived parts of a view: nodes_with_free (into with_free, in
+ * node order), total_slots and free_slots over the up nodes. */
+void policy_host_tally_nodes(struct cluster_view *view, uint32_t *with_free);
+
 /* Running jobs by expected end, the documented tie rule: expected end, then
  * submit time, then id. */
 int policy_running_end_before(const struct policy_running *a, const struct policy_running *b);

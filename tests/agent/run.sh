@@ -4,7 +4,8 @@
 # exactly its GPUs, time limits, exit codes, recovery after SIGKILL (500 jobs,
 # ten kills), access control between two uids, the HTTP token, promtool on
 # /metrics, the NVML path through a fake libnvidia-ml.so.1, and the closed
-# loop (the recorded trace replayed by fleetsim gives the same start order).
+# loop (the recorded trace replayed by fleetsim gives the same start order),
+# preemption by srtf, tiresias and +preempt, and misbehaving policy plugins.
 # Runs as root (CI) or as a user (the uid tests are skipped then); needs no GPU.
 . tests/lib.sh
 ROOT=$(pwd)
@@ -418,8 +419,104 @@ else
   skip "cannot build the fake NVML library: $(head -1 "$TMP/err")"
 fi
 
+# ---- preemption: the agent carries out POLICY_PREEMPT ----
+# One 8-GPU node. A long job (8 GPUs, 60 s limit) runs; a short one (8 GPUs,
+# 5 s) arrives: each preemptive policy stops the long job (SIGTERM), starts the
+# short one, then restarts the long one with FLEETSIM_ATTEMPT=2; the recorded
+# trace replayed by fleetsim starts them in the same order.
+cat >"$TMP/inv1.json" <<'EOF'
+{"fleetsim_inventory": 1,
+ "nodes": [{"name": "solo", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559}]}
+EOF
+# appends its attempt number to FILE, then sleeps
+cat >"$TMP/attempt.sh" <<'EOF'
+#!/bin/sh
+echo "$FLEETSIM_ATTEMPT" >>"$1"
+exec sleep "$2"
+EOF
+chmod 755 "$TMP/attempt.sh"
+for policy in srtf "tiresias(thresholds_gpu_s=4)" "fcfs+easy+preempt(team_tier=1:1)"; do
+  name=pre$(echo "$policy" | tr -cd 'a-z' | cut -c1-12)
+  write_config "$name" "policy = $policy"
+  sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/$name.conf"
+  start_agent "$name" || continue
+  LONG=$(ag "$name" submit --gpus 8 --time 60s --team batch -- "$TMP/attempt.sh" "$TMP/$name.attempts" 2)
+  wait_state "$name" "$LONG" running 5 || fail "$policy: the long job did not start"
+  sleep 1.2
+  SHORT=$(ag "$name" submit --gpus 8 --time 5s --team urgent -- sleep 0.3)
+  wait_state "$name" "$SHORT" completed 10 || fail "$policy: the short job did not run"
+  wait_state "$name" "$LONG" completed 15 || fail "$policy: the long job did not finish after its restart"
+  [ "$(cat "$TMP/$name.attempts" 2>/dev/null | tr '\n' ' ')" = "1 2 " ] && pass ||
+    fail "$policy: the long job's attempts saw FLEETSIM_ATTEMPT '$(cat "$TMP/$name.attempts" 2>/dev/null | tr '\n' ' ')', want '1 2'"
+  [ "$(job_field "$name" "$LONG" preemptions)" = 1 ] && [ "$(job_field "$name" "$LONG" attempts)" = 2 ] && pass ||
+    fail "$policy: long job: preemptions $(job_field "$name" "$LONG" preemptions), attempts $(job_field "$name" "$LONG" attempts)"
+  grep -q "job preempted by the policy.*job=$LONG " "$TMP/$name.log" && pass || fail "$policy: no log line for the preemption"
+  stop_agent "$name"
+  agent_order=$($CHECK trace-order "$TMP/$name.state/trace.jsonl")
+  "$FLEETSIM" replay --quiet --policy "$policy" --jobs-csv "$TMP/$name.csv" "$TMP/$name.state/trace.jsonl" \
+    >/dev/null 2>"$TMP/err" || fail "replay $policy: $(cat "$TMP/err")"
+  sim_order=$($CHECK csv-order "$TMP/$name.csv")
+  if [ "$agent_order" = "$LONG $SHORT" ] && [ "$agent_order" = "$sim_order" ]; then pass
+  else fail "preemption closed loop $policy: agent started $agent_order; replay starts $sim_order"; fi
+  echo "preemption $policy: long job $LONG preempted for $SHORT, restarted as attempt 2; replay starts $sim_order"
+done
+
+# ---- a misbehaving policy plugin never takes the daemon down ----
+# The plugin (tests/policy/plugin_misbehave.c) is plain FCFS until a job of
+# exactly 3 GPUs waits; then it crashes, hangs, or starts a job twice.
+bad=$ROOT/$BUILD/tests/policy/plugin_misbehave.so
+for mode in crash loop double; do
+  name=bad$mode
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  write_config "$name" "policy = $bad:$mode@3" "decide_timeout = 1s" \
+    "http_listen = 127.0.0.1:$port" "http_token_file = $TMP/token"
+  start_agent "$name" || continue
+  A=$(ag "$name" submit --gpus 1 --time 30s -- sleep 2)
+  wait_state "$name" "$A" running 5 || fail "$mode: the first job did not start"
+  P=$(ag "$name" submit --gpus 3 --time 30s -- true)
+  sleep 1.5 # the loop mode needs its 1 s limit
+  kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null && pass || fail "$mode: the daemon died"
+  ag "$name" status >"$TMP/status" 2>&1 || fail "$mode: status failed: $(cat "$TMP/status")"
+  case $mode in
+    crash) want="POLICY FAILED: policy '$bad:crash@3' crashed with SIGSEGV (segmentation fault) in decide() at t=" ;;
+    loop) want="POLICY FAILED: policy '$bad:loop@3' did not return from decide() within 1 s at t=" ;;
+    double) want="" ;;
+  esac
+  if [ -n "$want" ]; then
+    grep -qF "$want" "$TMP/status" && pass || fail "$mode: status does not report the failure: $(cat "$TMP/status")"
+    grep -qF "policy failed: no new job starts" "$TMP/$name.log" && pass || fail "$mode: no log line for the failure"
+    $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
+    grep -q '^fleetsim_policy_failed 1$' "$TMP/out" && pass || fail "$mode: /metrics lacks fleetsim_policy_failed 1"
+    # the running job goes on and completes; a new job waits
+    wait_state "$name" "$A" completed 5 && pass || fail "$mode: the running job did not complete"
+    C=$(ag "$name" submit --gpus 1 --time 30s -- true)
+    sleep 0.5
+    [ "$(job_field "$name" "$C" state)" = queued ] && pass || fail "$mode: a job started after the policy failed"
+    # a restart recovers the queue, fails the same way, and stays up: no crash loop
+    stop_agent "$name"
+    start_agent "$name" || continue
+    sleep 1.5
+    kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null && ag "$name" status >"$TMP/status" 2>&1 &&
+      grep -qF "$want" "$TMP/status" && pass || fail "$mode: after a restart: $(cat "$TMP/status")"
+    [ "$(job_field "$name" "$P" state)" = queued ] && [ "$(job_field "$name" "$C" state)" = queued ] && pass ||
+      fail "$mode: the queued jobs were not kept across the restart"
+  else
+    # a contract breach refuses the pass (and is retried), naming the rule
+    grep -qF "policy '$bad:double@3' broke the contract at t=" "$TMP/$name.log" &&
+      grep -qF "started a job twice (job '$P')" "$TMP/$name.log" && pass ||
+      fail "double: the refused pass is not logged: $(grep -i contract "$TMP/$name.log" | head -3)"
+    grep -qF "POLICY FAILED" "$TMP/status" && fail "double: a contract breach must not fail the policy" || pass
+    $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
+    grep -q '^fleetsim_policy_contract_violations_total [1-9]' "$TMP/out" && pass ||
+      fail "double: /metrics does not count the refused pass"
+  fi
+  ag "$name" cancel "$P" >/dev/null 2>&1
+  stop_agent "$name"
+done
+
 # ---- closed loop: the agent's trace replayed by fleetsim starts jobs in the same order ----
-for policy in fcfs+easy sjf+conservative; do
+# (a preemptive policy and gavel's placement too; preemption itself is above)
+for policy in fcfs+easy sjf+conservative tiresias fcfs+easy+gavel; do
   name=loop$(echo "$policy" | tr -cd 'a-z')
   write_config "$name" "policy = $policy"
   start_agent "$name" || continue

@@ -132,7 +132,7 @@ static void test_metrics_text(void)
     int64_t gpu_job[2] = {0, 0};
     struct scheduler s;
     memset(&s, 0, sizeof s);
-    snprintf(s.spec, sizeof s.spec, "fcfs+easy");
+    snprintf(s.ph.spec, sizeof s.ph.spec, "fcfs+easy");
     struct metrics m;
     metrics_init(&m);
     metrics_observe_wait(&m, 0);

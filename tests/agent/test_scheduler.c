@@ -7,6 +7,7 @@
 
 #include "agent/scheduler.h"
 #include "agent/store.h"
+#include "models/simulation.h"
 #include "tests/unit/test.h"
 
 void suite_agent_scheduler(void);
@@ -40,7 +41,7 @@ static void setup(struct fixture *f, const char *policy)
     struct err e;
     err_clear(&e);
     CHECK_INT(inventory_parse_fake(&f->inv, "i", inv_text, strlen(inv_text), &e), 0);
-    CHECK_INT(scheduler_init(&f->s, policy, &e), 0);
+    CHECK_INT(scheduler_init(&f->s, policy, 0, &e), 0);
     /* running: all 8 GPUs of node a until t=100 s */
     f->running = mk(1, 8, 0, 100);
     f->running->state = JOB_RUNNING;
@@ -132,19 +133,118 @@ static int bad_decide(void *st, const struct cluster_view *v, struct policy_deci
 static const struct policy_ops bad_ops = {POLICY_ABI_VERSION, "bad", "breaks the contract", bad_create,
                                           bad_destroy, bad_decide, NULL};
 
+/* The agent's pass with the fixture's policy replaced by ops. */
+static void use_policy(struct fixture *f, const struct policy_ops *ops)
+{
+    policy_host_close(&f->s.ph);
+    policy_host_adopt(&f->s.ph, ops, NULL, ops->name);
+}
+
 static void test_contract_violation_refuses_pass(void)
 {
     struct fixture f;
     setup(&f, "fcfs");
-    f.s.ops->destroy(f.s.policy);
-    f.s.ops = &bad_ops;
-    f.s.policy = NULL;
+    use_policy(&f, &bad_ops);
     struct err e;
     err_clear(&e);
     CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, f.q, 3, &f.running, 1, &f.res, &e), -1);
-    CHECK(strstr(e.msg, "allocation names no valid node") != NULL);
+    CHECK_STR(e.msg, "policy 'bad' broke the contract at t=10000000 us: allocation names no valid node or slot "
+                     "count (job '2')");
     CHECK_INT(f.res.n_starts, 0);
     CHECK_INT(f.s.contract_errors, 1);
+    teardown(&f);
+}
+
+/* Starts the head of the queue twice. */
+static int twice_decide(void *st, const struct cluster_view *v, struct policy_decisions *out)
+{
+    (void)st;
+    out->allocs[0] = (struct policy_alloc){(int32_t)v->nodes_with_free[0], v->queued[0].slots};
+    out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, 0, 0, 1};
+    out->items[1] = out->items[0];
+    out->n = 2;
+    out->n_allocs = 1;
+    return 0;
+}
+static const struct policy_ops twice_ops = {POLICY_ABI_VERSION, "twice", "starts a job twice", bad_create,
+                                            bad_destroy, twice_decide, NULL};
+
+/* The same broken decisions, fed to the simulator and to the agent, give the
+ * same message word for word: both hosts use models/policy_host's checker. */
+static void test_same_checker_in_both_hosts(void)
+{
+    static const struct policy_ops *const broken[] = {&bad_ops, &twice_ops};
+    for (size_t b = 0; b < 2; b++) {
+        /* the simulator: job 2, 4 GPUs, submitted at 10 s on two empty 8-GPU nodes */
+        struct workload w;
+        workload_init(&w);
+        struct job j = {.id = 2, .submit_us = 10000000, .runtime_us = 5000000, .limit_us = 50000000, .slots = 4,
+                        .user = -1, .team = -1, .status = -1, .job_class = -1};
+        workload_push(&w, &j);
+        struct cluster c;
+        struct err se, ae;
+        err_clear(&se);
+        err_clear(&ae);
+        cluster_init_homogeneous(&c, 2, 8, &se);
+        struct policy_host ph;
+        policy_host_adopt(&ph, broken[b], NULL, broken[b]->name);
+        struct sim_result r;
+        CHECK_INT(simulation_run(&w, &c, &ph, NULL, &r, &se), -1);
+        sim_result_release(&r);
+        policy_host_close(&ph);
+        cluster_release(&c);
+        workload_release(&w);
+        /* the agent: the same job waiting at 10 s on the same two nodes, idle */
+        struct fixture f;
+        setup(&f, "fcfs");
+        use_policy(&f, broken[b]);
+        f.running->n_gpu_idx = 0;
+        struct agent_job *q = mk(2, 4, 10, 50);
+        CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, &q, 1, NULL, 0, &f.res, &ae), -1);
+        CHECK(se.msg[0] != '\0');
+        CHECK_STR(ae.msg, se.msg);
+        job_free(q);
+        teardown(&f);
+    }
+}
+
+/* A preemptive policy on the live view: srtf stops the long job for a short
+ * one; the start that needs its GPUs waits until it has stopped. */
+static void test_preemption_live(void)
+{
+    struct fixture f;
+    setup(&f, "srtf");
+    struct err e;
+    err_clear(&e);
+    /* node a runs job 1 (8 GPUs, 100 s limit, started at 0); node b is drained:
+     * an 8-GPU job of 5 s arrives at 10 s */
+    f.inv.nodes[1].drained = 1;
+    f.running->job_class = 0;
+    struct agent_job *q = mk(9, 8, 10, 5);
+    CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, &q, 1, &f.running, 1, &f.res, &e), 0);
+    CHECK_INT(f.res.n_preempts, 1);
+    if (f.res.n_preempts == 1)
+        CHECK_INT(f.res.preempts[0]->id, 1);
+    CHECK_INT(f.res.n_starts, 0); /* job 1 still holds the GPUs */
+    CHECK_INT(f.res.deferred, 1);
+    CHECK_INT(f.s.preempts, 1);
+    /* the view carried its attained service: 8 GPUs x 10 s */
+    CHECK_INT(f.s.running[0].job.attained_us, 80000000);
+    job_free(q);
+    teardown(&f);
+}
+
+/* Node types from the GPU model, for the view's speeds. */
+static void test_node_types(void)
+{
+    struct fixture f;
+    setup(&f, "fcfs");
+    const struct node_catalog *c = &f.s.catalog;
+    int h100 = scheduler_node_type(c, "NVIDIA H100 80GB HBM3");
+    CHECK(h100 >= 0 && strcmp(c->types[h100].name, "H100-SXM") == 0);
+    int gb200 = scheduler_node_type(c, "NVIDIA GB200");
+    CHECK(gb200 >= 0 && strncmp(c->types[gb200].name, "GB200", 5) == 0);
+    CHECK_INT(scheduler_node_type(c, "Fake GPU"), -1);
     teardown(&f);
 }
 
@@ -153,10 +253,10 @@ static void test_plugin_errors(void)
     struct scheduler s;
     struct err e;
     err_clear(&e);
-    CHECK_INT(scheduler_init(&s, "/nonexistent/policy.so:x=1", &e), -1);
+    CHECK_INT(scheduler_init(&s, "/nonexistent/policy.so:x=1", 0, &e), -1);
     CHECK(strstr(e.msg, "cannot load policy plugin '/nonexistent/policy.so'") != NULL);
     err_clear(&e);
-    CHECK_INT(scheduler_init(&s, "fifo", &e), -1);
+    CHECK_INT(scheduler_init(&s, "fifo", 0, &e), -1);
     CHECK(strstr(e.msg, "fifo") != NULL);
 }
 
@@ -165,6 +265,9 @@ void suite_agent_scheduler(void)
     test_run("scheduler: EASY backfilling on the live view", test_easy_backfill_live);
     test_run("scheduler: drained nodes and GPUs, jobs left out", test_left_out_and_drained);
     test_run("scheduler: a broken decision refuses the pass", test_contract_violation_refuses_pass);
+    test_run("scheduler: simulator and agent word a broken pass alike", test_same_checker_in_both_hosts);
+    test_run("scheduler: srtf preempts on the live view", test_preemption_live);
+    test_run("scheduler: node types from GPU models", test_node_types);
     test_run("scheduler: policy plugin and spec errors", test_plugin_errors);
 }
 

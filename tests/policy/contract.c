@@ -55,17 +55,6 @@ struct view_store {
     struct cluster_view view;
 };
 
-static struct view_store *by_end_ctx;
-
-static int by_end_cmp(const void *pa, const void *pb)
-{
-    const struct policy_running *a = &by_end_ctx->running[*(const uint32_t *)pa];
-    const struct policy_running *b = &by_end_ctx->running[*(const uint32_t *)pb];
-    if (a->expected_end_us != b->expected_end_us)
-        return a->expected_end_us < b->expected_end_us ? -1 : 1;
-    return a->job.id < b->job.id ? -1 : a->job.id > b->job.id;
-}
-
 /* A view of a cluster of n nodes x per_node slots: hosts keep a cluster's
  * nodes (count, sizes, topology) for the life of a policy instance, so the
  * suite varies everything else from view to view. */
@@ -115,17 +104,10 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         s->by_end[v->n_running] = v->n_running;
         v->n_running++;
     }
-    by_end_ctx = s;
-    qsort(s->by_end, v->n_running, sizeof *s->by_end, by_end_cmp);
-    for (uint32_t i = 0; i < n; i++) {
-        const struct policy_node *nd = &s->nodes[i];
-        if (nd->state != POLICY_NODE_UP)
-            continue;
-        v->total_slots += nd->total_slots;
-        v->free_slots += nd->free_slots;
-        if (nd->free_slots > 0)
-            s->with_free[v->n_nodes_with_free++] = i;
-    }
+    policy_host_order_by_end(s->running, v->n_running, s->by_end);
+    v->nodes = s->nodes;
+    v->n_nodes = n;
+    policy_host_tally_nodes(v, s->with_free);
     /* an unspecified order: reverse it sometimes */
     if (pcg32_bounded(r, 2))
         for (uint32_t a = 0, b = v->n_nodes_with_free ? v->n_nodes_with_free - 1 : 0; a < b; a++, b--) {
