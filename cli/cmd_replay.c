@@ -60,6 +60,8 @@ struct replay_args {
     const char *jobs_csv;
     const char *protocol;
     enum trace_format format;
+    enum sim_convention convention;
+    int convention_set;
     int64_t nodes, slots;
     int json, quiet, compat_wait;
 };
@@ -67,7 +69,7 @@ struct replay_args {
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
     enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO,
-           OPT_POLICY_PARAMS };
+           OPT_POLICY_PARAMS, OPT_CONVENTION };
     static const struct option options[] = {
         {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
         {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
@@ -76,6 +78,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {"scenario", required_argument, NULL, OPT_SCENARIO},
         {"policy-params", required_argument, NULL, OPT_POLICY_PARAMS},
+        {"convention", required_argument, NULL, OPT_CONVENTION},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -121,6 +124,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         case OPT_POLICY_PARAMS:
             a->policy_params = optarg;
             break;
+        case OPT_CONVENTION:
+            if (simulation_convention_parse(optarg, &a->convention) != 0)
+                return cli_usage_error("replay", "unknown convention '%s' (" SIM_CONVENTION_NAMES ")", optarg);
+            a->convention_set = 1;
+            break;
         case 'q':
             a->quiet = 1;
             break;
@@ -144,6 +152,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         return cli_usage_error("replay", "--scenario sets the cluster: drop --nodes and --slots");
     if (a->scenario && a->protocol)
         return cli_usage_error("replay", "--scenario does not apply to --protocol rlscheduler");
+    if (a->convention_set && a->protocol)
+        return cli_usage_error("replay", "--convention does not apply to --protocol rlscheduler (it has its own)");
     if (a->slots > 0 && a->nodes < 0)
         return cli_usage_error("replay", "--slots needs --nodes");
     return CLI_OK;
@@ -243,6 +253,7 @@ static int replay_normal(const struct replay_args *a)
     struct sim_options opt;
     scenario_init(&scen);
     sim_options_init(&opt);
+    opt.convention = a->convention;
     if (a->scenario) {
         if ((rc = load_scenario(a, &scen)) != CLI_OK)
             goto done;

@@ -29,7 +29,8 @@ enum event_class {
     EVENT_CLASS_COMPLETION = 1,
     EVENT_CLASS_CAPACITY = 2,
     EVENT_CLASS_ARRIVAL = 3,
-    EVENT_CLASS_TIMER = 4,
+    EVENT_CLASS_LATE_COMPLETION = 4, /* a host that settles some ends after arrivals */
+    EVENT_CLASS_TIMER = 5,
     EVENT_CLASS_COUNT
 };
 
