@@ -154,49 +154,54 @@ static int run_greedy(struct backfill_pass *pass, int64_t free_now)
  * as possible", so its end counts as now, never earlier. */
 struct shadow_walk {
     const struct backfill_pass *pass;
-    uint32_t a, b; /* next running job (by end), next job started this pass */
+    uint32_t a, b;    /* next running job (by end), next job started this pass */
+    int from_running; /* where the job shadow_next found comes from */
 };
 
-/* Expected end of the next job to free its slots (INT64_MAX if none), its
- * slots, and which list it comes from. */
-static int64_t shadow_next(struct shadow_walk *w, int32_t *slots, int *from_running)
+/* The next job to free its slots, by expected end: 1 with its end (never
+ * before now) and its slots, or 0 when none is left. shadow_take moves past
+ * it. */
+static int shadow_next(struct shadow_walk *w, int64_t *end, int32_t *slots)
 {
     const struct backfill_pass *pass = w->pass;
     const struct cluster_view *v = pass->view;
     while (w->a < v->n_running && pass->skip_running && pass->skip_running[v->running_by_end[w->a]])
         w->a++; /* preempted this pass: its slots are already in free_now */
-    int64_t end_a = INT64_MAX, end_b = INT64_MAX;
-    if (w->a < v->n_running)
-        end_a = v->running[v->running_by_end[w->a]].expected_end_us;
-    if (w->b < pass->n_started)
-        end_b = pass->started_end[w->b];
-    *from_running = end_a <= end_b;
-    if (*from_running) {
-        *slots = end_a == INT64_MAX ? 0 : v->running[v->running_by_end[w->a]].job.slots;
-        return end_a < v->now_us ? v->now_us : end_a;
+    int have_a = w->a < v->n_running, have_b = w->b < pass->n_started;
+    if (!have_a && !have_b)
+        return 0;
+    const struct policy_running *r = have_a ? &v->running[v->running_by_end[w->a]] : NULL;
+    w->from_running = have_a && (!have_b || r->expected_end_us <= pass->started_end[w->b]);
+    if (w->from_running) {
+        *end = r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us;
+        *slots = r->job.slots;
+    } else {
+        *end = pass->started_end[w->b];
+        *slots = pass->started_slots[w->b];
     }
-    *slots = pass->started_slots[w->b];
-    return end_b;
+    return 1;
+}
+
+static void shadow_take(struct shadow_walk *w)
+{
+    if (w->from_running)
+        w->a++;
+    else
+        w->b++;
 }
 
 static void easy_shadow(const struct backfill_pass *pass, int64_t free_now, int32_t need,
                         int64_t *shadow, int64_t *extra)
 {
-    struct shadow_walk w = {pass, 0, 0};
-    int64_t avail = free_now;
+    struct shadow_walk w = {pass, 0, 0, 0};
+    int64_t avail = free_now, end;
+    int32_t slots;
     *shadow = pass->view->now_us;
-    for (;;) {
-        int32_t slots;
-        int from_running;
-        int64_t end = shadow_next(&w, &slots, &from_running);
-        if (end == INT64_MAX || (avail >= need && end > *shadow))
-            break;
+    /* until the head fits, then every job ending at that same instant */
+    while (shadow_next(&w, &end, &slots) && (avail < need || end <= *shadow)) {
         avail += slots;
         *shadow = end;
-        if (from_running)
-            w.a++;
-        else
-            w.b++;
+        shadow_take(&w);
     }
     *extra = avail - need;
 }
