@@ -388,14 +388,16 @@ static int schedule_completion(struct host *h, uint32_t s)
     int32_t aux = h->opt->convention == SIM_CONVENTION_CQSIM ? AUX_PASS_AFTER : AUX_NONE;
     if (h->opt->convention == SIM_CONVENTION_PYSS) {
         /* pyss: a job ending at its expected end is free from the start of
-         * the instant (its profile says so), but the pass its end asks for
-         * comes after the arrivals, in start order with the other ends; a
-         * job ending early holds its slots until its end event, after the
-         * arrivals. */
-        if (end != h->running[s].expected_end_us)
-            cls = EVENT_CLASS_LATE_COMPLETION, aux = AUX_PASS_AFTER;
-        else if (!engine_schedule(&h->eng, end, EVENT_CLASS_LATE_COMPLETION, SIM_EV_PASS, 0, AUX_PASS_AFTER))
+         * the instant (its profile says so), though the pass its end event
+         * triggers comes after the arrivals, in start order with the other
+         * ends; a job ending early holds its slots until its end event,
+         * after the arrivals. */
+        if (end != h->running[s].expected_end_us) {
+            cls = EVENT_CLASS_LATE_COMPLETION;
+            aux = AUX_PASS_AFTER;
+        } else if (!engine_schedule(&h->eng, end, EVENT_CLASS_LATE_COMPLETION, SIM_EV_PASS, 0, AUX_PASS_AFTER)) {
             return oom(h);
+        }
     }
     p->completion = engine_schedule(&h->eng, end, cls, SIM_EV_COMPLETION, (int64_t)h->running_w[s], aux);
     return p->completion ? 0 : oom(h);
