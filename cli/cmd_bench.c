@@ -135,6 +135,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 struct loaded {
     struct workload w;
     struct cluster c;
+    enum sim_convention convention;
     int ready;
     char note[BENCH_TEXT_MAX];
 };
@@ -169,6 +170,7 @@ static int load_workloads(const struct bench_args *a, const struct bench_suite *
             cli_print_err(&err);
             return CLI_USAGE;
         }
+        l->convention = bw->convention;
         l->ready = 1;
     }
     return CLI_OK;
@@ -188,7 +190,10 @@ static void run_cell(const struct bench_policy *p, const struct loaded *l, doubl
         return;
     }
     struct sim_result res;
-    if (simulation_run(&l->w, &l->c, &pl, NULL, &res, &err) != 0 ||
+    struct sim_options opt;
+    sim_options_init(&opt);
+    opt.convention = l->convention;
+    if (simulation_run(&l->w, &l->c, &pl, &opt, &res, &err) != 0 ||
         bench_cell_measure(cell, &l->w, &res, &err) != 0) {
         cell->status = BENCH_CELL_FAILED;
         snprintf(cell->note, sizeof cell->note, "%s", err.msg);

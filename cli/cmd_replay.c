@@ -39,6 +39,10 @@ static const char replay_usage[] =
     "      --slots K         slots (GPUs, processors) per node (default: from the header)\n"
     "      --format F        trace format: auto, swf, jsonl, sacct (default: auto)\n"
     "      --jobs-csv FILE   write one row per job (start, end, wait, outcome)\n"
+    "      --convention NAME what happens first at one instant: fleetsim (every event\n"
+    "                        of the instant, then one pass; the default), pyss or cqsim\n"
+    "                        (a pass per event, ends and arrivals ordered as those\n"
+    "                        simulators order them; see README, \"Tie rules\")\n"
     "      --json            print the summary as JSON on stdout\n"
     "  -q, --quiet           do not print warnings\n"
     "      --protocol rlscheduler\n"
@@ -62,6 +66,8 @@ struct replay_args {
     const char *jobs_csv;
     const char *protocol;
     enum trace_format format;
+    enum sim_convention convention;
+    int convention_set;
     int64_t nodes, slots;
     int json, quiet, compat_wait;
     double decide_timeout_s;
@@ -70,7 +76,7 @@ struct replay_args {
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
     enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO,
-           OPT_POLICY_PARAMS, OPT_DECIDE_TIMEOUT };
+           OPT_POLICY_PARAMS, OPT_DECIDE_TIMEOUT, OPT_CONVENTION };
     static const struct option options[] = {
         {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
         {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
@@ -80,6 +86,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         {"scenario", required_argument, NULL, OPT_SCENARIO},
         {"policy-params", required_argument, NULL, OPT_POLICY_PARAMS},
         {"decide-timeout", required_argument, NULL, OPT_DECIDE_TIMEOUT},
+        {"convention", required_argument, NULL, OPT_CONVENTION},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -129,6 +136,11 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
             if (cli_parse_seconds("--decide-timeout", optarg, &a->decide_timeout_s) != 0)
                 return CLI_USAGE;
             break;
+        case OPT_CONVENTION:
+            if (simulation_convention_parse(optarg, &a->convention) != 0)
+                return cli_usage_error("replay", "unknown convention '%s' (" SIM_CONVENTION_NAMES ")", optarg);
+            a->convention_set = 1;
+            break;
         case 'q':
             a->quiet = 1;
             break;
@@ -152,6 +164,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         return cli_usage_error("replay", "--scenario sets the cluster: drop --nodes and --slots");
     if (a->scenario && a->protocol)
         return cli_usage_error("replay", "--scenario does not apply to --protocol rlscheduler");
+    if (a->convention_set && a->protocol)
+        return cli_usage_error("replay", "--convention does not apply to --protocol rlscheduler (it has its own)");
     if (a->slots > 0 && a->nodes < 0)
         return cli_usage_error("replay", "--slots needs --nodes");
     return CLI_OK;
@@ -251,6 +265,7 @@ static int replay_normal(const struct replay_args *a)
     struct sim_options opt;
     scenario_init(&scen);
     sim_options_init(&opt);
+    opt.convention = a->convention;
     if (a->scenario) {
         if ((rc = load_scenario(a, &scen)) != CLI_OK)
             goto done;

@@ -141,6 +141,11 @@ static int wait_without_backfill(struct rls *s, const struct rls_job *head)
     return 0;
 }
 
+/* The reference code's backfilling, kept as it is (its published tables
+ * depend on it): the reservation is the expected end of the running job
+ * that makes the head fit, and a job backfills only if it ends before it;
+ * there are no extra slots at all, so textbook EASY's count of them
+ * (policies/backfill.c) does not apply here. */
 static int wait_with_backfill(struct rls *s, const struct rls_job *head)
 {
     int64_t reservation = s->now;

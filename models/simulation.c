@@ -17,8 +17,12 @@ enum sim_event_kind {
     SIM_EV_FAILURE = 3,
     SIM_EV_REPAIR = 4,
     SIM_EV_DELIVERY = 5,
-    SIM_EV_RETIREMENT = 6
+    SIM_EV_RETIREMENT = 6,
+    SIM_EV_PASS = 8 /* pyss: the pass a completion settled earlier in the instant asks for */
 };
+
+/* An event's aux: whether a convention with a pass per event runs one after it. */
+enum { AUX_NONE = 0, AUX_PASS_AFTER = 1 };
 
 #define NO_SLOT UINT32_MAX
 
@@ -119,6 +123,28 @@ void sim_options_init(struct sim_options *o)
 {
     memset(o, 0, sizeof *o);
     o->until_us = SIM_TIME_NEVER;
+}
+
+static const char *const convention_names[] = {
+    [SIM_CONVENTION_FLEETSIM] = "fleetsim",
+    [SIM_CONVENTION_PYSS] = "pyss",
+    [SIM_CONVENTION_CQSIM] = "cqsim",
+};
+
+int simulation_convention_parse(const char *name, enum sim_convention *out)
+{
+    for (size_t k = 0; k < sizeof convention_names / sizeof *convention_names; k++) {
+        if (strcmp(name, convention_names[k]) == 0) {
+            *out = (enum sim_convention)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *simulation_convention_name(enum sim_convention c)
+{
+    return (size_t)c < sizeof convention_names / sizeof *convention_names ? convention_names[c] : "?";
 }
 
 sim_time simulation_estimate(const struct job *j)
@@ -358,8 +384,22 @@ static int schedule_completion(struct host *h, uint32_t s)
     p->completion = 0;
     if (end == SIM_TIME_NEVER)
         return 0;
-    p->completion = engine_schedule(&h->eng, end, EVENT_CLASS_COMPLETION, SIM_EV_COMPLETION,
-                                    (int64_t)h->running_w[s], 0);
+    enum event_class cls = EVENT_CLASS_COMPLETION;
+    int32_t aux = h->opt->convention == SIM_CONVENTION_CQSIM ? AUX_PASS_AFTER : AUX_NONE;
+    if (h->opt->convention == SIM_CONVENTION_PYSS) {
+        /* pyss: a job ending at its expected end is free from the start of
+         * the instant (its profile says so), though the pass its end event
+         * triggers comes after the arrivals, in start order with the other
+         * ends; a job ending early holds its slots until its end event,
+         * after the arrivals. */
+        if (end != h->running[s].expected_end_us) {
+            cls = EVENT_CLASS_LATE_COMPLETION;
+            aux = AUX_PASS_AFTER;
+        } else if (!engine_schedule(&h->eng, end, EVENT_CLASS_LATE_COMPLETION, SIM_EV_PASS, 0, AUX_PASS_AFTER)) {
+            return oom(h);
+        }
+    }
+    p->completion = engine_schedule(&h->eng, end, cls, SIM_EV_COMPLETION, (int64_t)h->running_w[s], aux);
     return p->completion ? 0 : oom(h);
 }
 
@@ -552,7 +592,8 @@ static int schedule_next_arrival(struct host *h)
     if (h->next_arrival >= h->w->n)
         return 0;
     size_t i = h->next_arrival++;
-    if (!engine_schedule(&h->eng, h->w->jobs[i].submit_us, EVENT_CLASS_ARRIVAL, SIM_EV_ARRIVAL, (int64_t)i, 0))
+    int32_t aux = h->opt->convention != SIM_CONVENTION_FLEETSIM ? AUX_PASS_AFTER : AUX_NONE;
+    if (!engine_schedule(&h->eng, h->w->jobs[i].submit_us, EVENT_CLASS_ARRIVAL, SIM_EV_ARRIVAL, (int64_t)i, aux))
         return err_set(h->err, NULL, 0, 0, "job '%lld' arrives before the previous one: sort the workload",
                        (long long)h->w->jobs[i].id);
     return 0;
@@ -1043,6 +1084,16 @@ static int run_pass(struct host *h)
     return 0;
 }
 
+/* A pass, when something changed since the last one and a job waits (a
+ * pass over an unchanged state would decide nothing new). */
+static int pass_if_changed(struct host *h)
+{
+    if (!h->changed || h->n_queued == 0)
+        return 0;
+    h->changed = 0;
+    return run_pass(h);
+}
+
 /* ---- the run ---- */
 
 enum { SIM_DONE = 1 }; /* handler code: every job is finished */
@@ -1074,7 +1125,11 @@ static int handle_event(void *ctx, const struct event *ev)
     case SIM_EV_SAMPLE:
         rc = on_sample(h, (uint32_t)ev->arg);
         break;
+    case SIM_EV_PASS:
+        break;
     }
+    if (rc == 0 && ev->aux == AUX_PASS_AFTER)
+        rc = pass_if_changed(h);
     return rc || h->policy_failed ? -1 : 0;
 }
 
@@ -1082,11 +1137,8 @@ static int handle_instant_end(void *ctx, sim_time now)
 {
     struct host *h = ctx;
     (void)now;
-    if (h->changed && h->n_queued > 0) {
-        h->changed = 0;
-        if (run_pass(h) != 0 || h->policy_failed)
-            return -1;
-    }
+    if (pass_if_changed(h) != 0 || h->policy_failed)
+        return -1;
     if (contention_update(h) != 0)
         return -1;
     int64_t period = period_of(h, now);

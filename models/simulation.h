@@ -8,7 +8,9 @@
  * Rules of the replay:
  *  - Jobs arrive in the workload's order, which must be sorted by submit time
  *    (workload_sort_by_submit); ties keep that order.
- *  - At one instant, completions settle before arrivals, then one pass runs.
+ *  - At one instant, completions settle before arrivals, then one pass runs
+ *    (the default convention; sim_options.convention lines the replay up
+ *    with pyss or CQSim instead).
  *  - A job whose trace runtime exceeds its requested time (limit) is killed
  *    at the limit, as a real resource manager would; the policy sees the limit
  *    as the job's estimate (or the runtime itself when the trace has none).
@@ -114,7 +116,20 @@ struct sim_sample {
     double capacity_slots, in_use_slots, demand_slots, queue_jobs;
 };
 
+/* What happens first at one instant, and how often the policy is asked
+ * (README, "Tie rules"). Only the order of events at equal times differs.
+ *  fleetsim  failures, completions, capacity changes, then arrivals, then one
+ *            pass for the instant.
+ *  pyss      as the pyss simulator: a job that ends exactly at its expected end
+ *            is free from that instant on (pyss's profile); then arrivals, then
+ *            the other completions, in the order the jobs started; a pass after
+ *            each arrival and each completion.
+ *  cqsim     as CQSim: completions (in the order the jobs started), then
+ *            arrivals; a pass after each. */
+enum sim_convention { SIM_CONVENTION_FLEETSIM = 0, SIM_CONVENTION_PYSS, SIM_CONVENTION_CQSIM };
+
 struct sim_options {
+    enum sim_convention convention;
     sim_time until_us; /* SIM_TIME_NEVER: run until every job is done */
     /* optional: periods [period_start + k x period_us) for k < n_periods,
      * and samples at period_start + k x sample_us for k < n_samples */
@@ -136,6 +151,11 @@ struct sim_result {
 };
 
 void sim_options_init(struct sim_options *o);
+/* "fleetsim", "pyss", "cqsim": 0, or -1 for another name. */
+int simulation_convention_parse(const char *name, enum sim_convention *out);
+const char *simulation_convention_name(enum sim_convention c);
+/* The names, comma-separated, for messages. */
+#define SIM_CONVENTION_NAMES "fleetsim, pyss, cqsim"
 /* Runs the whole replay. The policy (models/policy_host.h: it checks every
  * decision and contains a plugin that crashes or hangs) is borrowed.
  * Returns 0, or -1 with err set (a broken policy contract, a failed policy,

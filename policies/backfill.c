@@ -145,39 +145,64 @@ static int run_greedy(struct backfill_pass *pass, int64_t free_now)
     return 0;
 }
 
-/* Shadow time and extra slots for a job of `need` slots: walk the running jobs
- * (and those started this pass) by expected end until enough are free. */
+/* Shadow time and extra slots for a job of `need` slots, the textbook way:
+ * walk the running jobs (and those started earlier in this pass) by expected
+ * end until enough slots are free; that end is the shadow time, and the extra
+ * slots are all those free then (every job whose expected end is at or
+ * before it counts, not only the one that tipped the balance) minus `need`.
+ * A job past its expected end still holds its slots: its release is "as soon
+ * as possible", so its end counts as now, never earlier. */
+struct shadow_walk {
+    const struct backfill_pass *pass;
+    uint32_t a, b;    /* next running job (by end), next job started this pass */
+    int from_running; /* where the job shadow_next found comes from */
+};
+
+/* The next job to free its slots, by expected end: 1 with its end (never
+ * before now) and its slots, or 0 when none is left. shadow_take moves past
+ * it. */
+static int shadow_next(struct shadow_walk *w, int64_t *end, int32_t *slots)
+{
+    const struct backfill_pass *pass = w->pass;
+    const struct cluster_view *v = pass->view;
+    while (w->a < v->n_running && pass->skip_running && pass->skip_running[v->running_by_end[w->a]])
+        w->a++; /* preempted this pass: its slots are already in free_now */
+    int have_a = w->a < v->n_running, have_b = w->b < pass->n_started;
+    if (!have_a && !have_b)
+        return 0;
+    const struct policy_running *r = have_a ? &v->running[v->running_by_end[w->a]] : NULL;
+    w->from_running = have_a && (!have_b || r->expected_end_us <= pass->started_end[w->b]);
+    if (w->from_running) {
+        *end = r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us;
+        *slots = r->job.slots;
+    } else {
+        *end = pass->started_end[w->b];
+        *slots = pass->started_slots[w->b];
+    }
+    return 1;
+}
+
+static void shadow_take(struct shadow_walk *w)
+{
+    if (w->from_running)
+        w->a++;
+    else
+        w->b++;
+}
+
 static void easy_shadow(const struct backfill_pass *pass, int64_t free_now, int32_t need,
                         int64_t *shadow, int64_t *extra)
 {
-    const struct cluster_view *v = pass->view;
-    int64_t avail = free_now;
-    uint32_t a = 0, b = 0;
-    *shadow = v->now_us;
-    while (avail < need && (a < v->n_running || b < pass->n_started)) {
-        if (a < v->n_running && pass->skip_running && pass->skip_running[v->running_by_end[a]]) {
-            a++; /* preempted this pass: its slots are already in free_now */
-            continue;
-        }
-        int64_t end_a = INT64_MAX, end_b = INT64_MAX;
-        if (a < v->n_running)
-            end_a = v->running[v->running_by_end[a]].expected_end_us;
-        if (b < pass->n_started)
-            end_b = pass->started_end[b];
-        if (end_a <= end_b) {
-            avail += v->running[v->running_by_end[a]].job.slots;
-            *shadow = end_a;
-            a++;
-        } else {
-            avail += pass->started_slots[b];
-            *shadow = end_b;
-            b++;
-        }
+    struct shadow_walk w = {pass, 0, 0, 0};
+    int64_t avail = free_now, end;
+    int32_t slots;
+    *shadow = pass->view->now_us;
+    /* until the head fits, then every job ending at that same instant */
+    while (shadow_next(&w, &end, &slots) && (avail < need || end <= *shadow)) {
+        avail += slots;
+        *shadow = end;
+        shadow_take(&w);
     }
-    /* A job past its expected end still holds its slots: its release is
-     * "as soon as possible", never earlier than now. */
-    if (*shadow < v->now_us)
-        *shadow = v->now_us;
     *extra = avail - need;
 }
 

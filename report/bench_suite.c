@@ -11,7 +11,7 @@
 static const char *const top_keys[] = {"policies", "workloads"};
 static const char *const policy_keys[] = {"name", "spec", "params", "ordering", "backfill", "placement", "preempt",
                                           "quota"};
-static const char *const workload_keys[] = {"name", "trace", "jobs", "nodes", "slots"};
+static const char *const workload_keys[] = {"name", "trace", "jobs", "nodes", "slots", "convention"};
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
@@ -197,6 +197,15 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
     if ((w->nodes > 0) != (w->slots > 0)) {
         reader_error(r, n, "a workload gives 'nodes' and 'slots' together, or neither");
         ok = 0;
+    }
+    const yaml_node_t *conv = reader_get(r, n, "convention");
+    if (conv) {
+        if (!scalar(r, conv, "'convention'")) {
+            ok = 0;
+        } else if (simulation_convention_parse(reader_text(conv), &w->convention) != 0) {
+            reader_error(r, conv, "unknown convention '%s' (" SIM_CONVENTION_NAMES ")", reader_text(conv));
+            ok = 0;
+        }
     }
     return ok;
 }

@@ -15,6 +15,7 @@
  *       jobs: 1000                 # optional: only the first N jobs
  *       nodes: 16                  # optional cluster override (with slots)
  *       slots: 8
+ *       convention: pyss           # optional: fleetsim (default), pyss, cqsim
  *
  * A mapping policy becomes the spec "ORDERING(k=v,..)+BACKFILL+PLACEMENT
  * +preempt(..)+quota(..)", the same string a user can pass to --policy, so
@@ -29,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/simulation.h"
 #include "sim/err.h"
 
 enum { BENCH_SPEC_MAX = 1024, BENCH_PATH_MAX = 1024 };
@@ -45,6 +47,7 @@ struct bench_workload {
     int64_t jobs;  /* -1: all */
     int64_t nodes; /* -1: from the trace header */
     int64_t slots;
+    enum sim_convention convention; /* the replay's order at one instant */
 };
 
 struct bench_suite {

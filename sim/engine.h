@@ -1,7 +1,8 @@
 /* engine: the discrete-event core. A clock in integer microseconds and a
  * priority queue of events ordered by (time, priority class, insertion
  * sequence), so that ties never depend on pointer values or hash order, and
- * failures and completions settle before arrivals at one instant.
+ * failures and completions settle before arrivals at one instant (a host may
+ * put a completion after them, in EVENT_CLASS_LATE_COMPLETION).
  *
  * The engine knows nothing of jobs or clusters: an event is a kind, a class and
  * two integer arguments that the host interprets. engine_run_until() pops
@@ -29,7 +30,8 @@ enum event_class {
     EVENT_CLASS_COMPLETION = 1,
     EVENT_CLASS_CAPACITY = 2,
     EVENT_CLASS_ARRIVAL = 3,
-    EVENT_CLASS_TIMER = 4,
+    EVENT_CLASS_LATE_COMPLETION = 4, /* a host that settles some ends after arrivals */
+    EVENT_CLASS_TIMER = 5,
     EVENT_CLASS_COUNT
 };
 

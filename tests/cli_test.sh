@@ -18,6 +18,14 @@ expect_exit 2 "unknown option" "$FLEETSIM" replay --bogus $demo
 expect_exit 2 "bad --nodes" "$FLEETSIM" replay --nodes 0 $demo
 expect_exit 2 "unknown policy" "$FLEETSIM" replay --policy fifo $demo
 expect_exit 2 "--compat-wait without protocol" "$FLEETSIM" replay --compat-wait $demo
+expect_exit 2 "unknown --convention" "$FLEETSIM" replay --convention slurm $demo
+if grep -q "unknown convention 'slurm' (fleetsim, pyss, cqsim)" "$TMP/err"; then pass; else fail "convention message: $(cat "$TMP/err")"; fi
+expect_exit 2 "--convention with the rlscheduler protocol" "$FLEETSIM" replay --protocol rlscheduler --convention pyss $demo
+if "$FLEETSIM" replay --help | grep -q -- "--convention NAME"; then pass; else fail "replay --help lacks --convention"; fi
+# the default convention is fleetsim's, named or not
+"$FLEETSIM" replay -q --json $demo >"$TMP/conv-default.json"
+"$FLEETSIM" replay -q --json --convention fleetsim $demo >"$TMP/conv-fleetsim.json"
+if cmp -s "$TMP/conv-default.json" "$TMP/conv-fleetsim.json"; then pass; else fail "--convention fleetsim is not the default"; fi
 expect_exit 3 "missing trace file" "$FLEETSIM" replay "$TMP/does-not-exist.swf"
 "$FLEETSIM" replay --policy fifo $demo 2>"$TMP/err"
 if grep -q "unknown ordering 'fifo'" "$TMP/err"; then pass; else fail "unknown policy message: $(cat "$TMP/err")"; fi

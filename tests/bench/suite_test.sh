@@ -60,4 +60,27 @@ else fail "suite error message: $(cat "$TMP/err")"; fi
 printf 'policies: [fifo+easy]\nworkloads:\n  - {trace: %s}\n' "$demo" >"$TMP/badpolicy.yaml"
 expect_exit 2 "unknown policy in a suite" "$FLEETSIM" bench "$TMP/badpolicy.yaml"
 if grep -q "policy 'fifo+easy': unknown ordering 'fifo'" "$TMP/err"; then pass; else fail "suite policy message: $(cat "$TMP/err")"; fi
+
+# a workload's convention: the same trace under pyss's order at one instant
+# gives what `replay --convention pyss` gives, and EASY differs from the default
+cat >"$TMP/conv.yaml" <<YAML
+policies: [fcfs+easy]
+workloads:
+  - {name: demo, trace: $demo}
+  - {name: demo-pyss, trace: $demo, convention: pyss}
+YAML
+"$FLEETSIM" bench -q --json "$TMP/conv.yaml" >"$TMP/conv.json"
+"$FLEETSIM" replay -q --convention pyss --json "$demo" >"$TMP/replay-pyss.json"
+if python3 - "$TMP/conv.json" "$TMP/replay-pyss.json" <<'PY'
+import json, sys
+cells = {c["workload"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+replay = json.load(open(sys.argv[2]))
+assert abs(cells["demo-pyss"]["bsld"] - replay["bsld_mean"]) < 1e-6, (cells["demo-pyss"], replay["bsld_mean"])
+assert cells["demo-pyss"]["bsld"] != cells["demo"]["bsld"], cells
+PY
+then pass; else fail "bench: a workload's 'convention: pyss' is not replay --convention pyss"; fi
+printf 'policies: [fcfs]\nworkloads:\n  - {trace: %s, convention: slurm}\n' "$demo" >"$TMP/badconv.yaml"
+expect_exit 2 "unknown convention in a suite" "$FLEETSIM" bench "$TMP/badconv.yaml"
+if grep -q "badconv.yaml:3:.*: error: unknown convention 'slurm' (fleetsim, pyss, cqsim)" "$TMP/err"; then pass
+else fail "suite convention message: $(cat "$TMP/err")"; fi
 finish bench-suite

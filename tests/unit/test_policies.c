@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "policies/ordering.h"
+#include "policies/registry.h"
 #include "tests/unit/sim_fixture.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
@@ -110,6 +111,159 @@ static void test_killed_at_limit(void)
     check_starts(jobs, 2, 2, "fcfs+easy", (double[]){0, 10});
 }
 
+/* The issue's example: the extra slots at the shadow time are every slot free
+ * then, not only those of the job that tipped the balance. 8 slots.
+ *   J1, J2 t=0 3 slots 100 s: run [0,100), 2 slots free.
+ *   J3 t=10 5 slots 100 s: head; walking by end, J1 at 100 makes 2+3 = 5:
+ *     shadow 100; J2 also ends at 100: free then 8, extra 8-5 = 3.
+ *   J4 t=20 2 slots 500 s: fits now (2), ends at 520 > 100 but 2 <= extra 3:
+ *     starts at 20 (the old rule counted J1 only: extra 0, J4 waited to 100).
+ *   J5 t=30 1 slot 50 s: nothing free now: waits (the old rule started it,
+ *     ending by the shadow); at 100 J3 takes 5 of 6, J5 the last one.
+ * Conservative reaches the same plan through its profile, which merges the
+ * releases at one instant: J3 holds [100,200), J4 fits beside it from 20,
+ * J5's earliest slot is 100. */
+static const struct fixture_job tie_example[] = {
+    {0, 100, 100, 3}, {0, 100, 100, 3}, {10, 100, 100, 5}, {20, 500, 500, 2}, {30, 50, 50, 1}};
+
+static void test_easy_shadow_ties(void)
+{
+    check_starts(tie_example, 5, 8, "fcfs+easy", (double[]){0, 0, 100, 20, 100});
+    check_starts(tie_example, 5, 8, "fcfs+conservative", (double[]){0, 0, 100, 20, 100});
+    check_starts(tie_example, 5, 8, "fcfs", (double[]){0, 0, 100, 100, 100});
+}
+
+/* Three running jobs end at the shadow time and a fourth later. 10 slots.
+ *   J1, J2, J3 t=0 2 slots 100 s; J4 t=0 1 slot 200 s: 3 slots free.
+ *   J5 t=10 5 slots: head; 3 + J1's 2 = 5: shadow 100; J2 and J3 end then
+ *     too: 9 free at 100, extra 4 (J4 still runs).
+ *   J6 t=20 3 slots 1000 s: 3 <= extra 4: starts at 20 (old rule: at 100).
+ *   J7 t=30 1 slot 1000 s: nothing free now; at 100 J5 takes 5 of 6: 100. */
+static void test_easy_several_ties(void)
+{
+    static const struct fixture_job jobs[] = {{0, 100, 100, 2}, {0, 100, 100, 2}, {0, 100, 100, 2},
+                                              {0, 200, 200, 1}, {10, 100, 100, 5}, {20, 1000, 1000, 3},
+                                              {30, 1000, 1000, 1}};
+    check_starts(jobs, 7, 10, "fcfs+easy", (double[]){0, 0, 0, 0, 100, 20, 100});
+    check_starts(jobs, 7, 10, "fcfs+conservative", (double[]){0, 0, 0, 0, 100, 20, 100});
+}
+
+/* A job started earlier in the same pass ends at the shadow time too. 8 slots.
+ *   J1 t=0 4 slots 100 s.
+ *   At 50 J2 (2 slots, 50 s), J3 (6 slots) and J4 (2 slots, 1000 s) arrive;
+ *   one pass: J2 starts (2 free left) and ends at 100; J3 is the head:
+ *   2 + J1's 4 = 6 at 100: shadow 100, and J2 started in this pass frees 2
+ *   more then: extra 8-6 = 2. J4 uses 2 <= 2: starts at 50 (old rule: 100). */
+static void test_easy_ties_same_pass(void)
+{
+    static const struct fixture_job jobs[] = {{0, 100, 100, 4}, {50, 50, 50, 2}, {50, 100, 100, 6}, {50, 1000, 1000, 2}};
+    check_starts(jobs, 4, 8, "fcfs+easy", (double[]){0, 50, 100, 50});
+}
+
+/* A running job past its expected end (its end event not handled yet, or a
+ * host whose jobs overrun) still holds its slots: the shadow is now, never
+ * earlier, and every job whose expected end is at or before now counts among
+ * the slots free then. One node of 10 slots at t=100:
+ *   R1 4 slots expected at 50 (overdue), R2 2 slots expected at 100 (now),
+ *   R3 2 slots expected at 300; 2 slots free.
+ *   Q1 6 slots: head; 2 + R1's 4 = 6: shadow max(50, now) = 100; R2 ends by
+ *   then too: extra 2+4+2-6 = 2.
+ *   Q2 2 slots 1000 s: 2 <= extra: starts; Q3 1 slot 10 s: nothing free. */
+static void test_easy_past_expected_end(void)
+{
+    const int64_t s = 1000000;
+    struct policy_node node = {0, POLICY_NODE_UP, 10, 2, -1, -1, -1, 0};
+    uint32_t with_free[1] = {0};
+    struct policy_alloc held[3] = {{0, 4}, {0, 2}, {0, 2}};
+    struct policy_running running[3];
+    int64_t ends[3] = {50, 100, 300};
+    for (int i = 0; i < 3; i++)
+        running[i] = (struct policy_running){{.id = i + 1, .estimate_us = ends[i] * s, .slots = held[i].slots,
+                                              .user = -1, .team = -1, .reserved_us = -1},
+                                             0, ends[i] * s, (uint32_t)i, 1};
+    uint32_t by_end[3] = {0, 1, 2};
+    struct policy_job queued[3] = {
+        {.id = 11, .submit_us = 10 * s, .estimate_us = 100 * s, .slots = 6, .user = -1, .team = -1, .reserved_us = -1},
+        {.id = 12, .submit_us = 20 * s, .estimate_us = 1000 * s, .slots = 2, .user = -1, .team = -1, .reserved_us = -1},
+        {.id = 13, .submit_us = 30 * s, .estimate_us = 10 * s, .slots = 1, .user = -1, .team = -1, .reserved_us = -1}};
+    struct cluster_view v = {.now_us = 100 * s, .nodes = &node, .n_nodes = 1, .nodes_with_free = with_free,
+                             .n_nodes_with_free = 1, .total_slots = 10, .free_slots = 2, .queued = queued,
+                             .n_queued = 3, .running = running, .running_by_end = by_end, .n_running = 3,
+                             .allocs = held};
+    const struct policy_ops *ops;
+    void *state;
+    char msg[256];
+    if (!CHECK_INT(policy_registry_create("fcfs+easy", &ops, &state, msg, sizeof msg), 0))
+        return;
+    struct policy_decision items[8];
+    struct policy_alloc allocs[8];
+    struct policy_decisions out = {items, 0, 8, allocs, 0, 8};
+    CHECK_INT(ops->decide(state, &v, &out), 0);
+    int reserved = 0, started = 0;
+    for (uint32_t k = 0; k < out.n; k++) {
+        if (items[k].kind == POLICY_RESERVE && CHECK_INT(items[k].job_id, 11)) {
+            CHECK_INT(items[k].at_us, 100 * s);
+            reserved++;
+        } else if (items[k].kind == POLICY_START) {
+            CHECK_INT(items[k].job_id, 12);
+            started++;
+        }
+    }
+    CHECK_INT(reserved, 1);
+    CHECK_INT(started, 1);
+    ops->destroy(state);
+}
+
+/* The replay's conventions (models/simulation.h) on two small cases, 4 slots.
+ * A (2 slots) ends at 100 exactly at its estimate; B (2 slots) ends at 100,
+ * before its estimate of 200; W (4 slots, 10 s) waits from 10.
+ * Case 1: C (2 slots, 50 s) arrives at 100.
+ *   fleetsim: one pass with 4 free: W at 100, C behind it at 110.
+ *   cqsim:    A ends (pass: 2 free, W waits), B ends (pass: W starts), C
+ *             arrives and waits: the same as fleetsim.
+ *   pyss:     A is free from 100 on; C arrives first (pass: 2 free, W's
+ *             shadow is B's estimate 200; C ends at 150 <= 200: backfills);
+ *             B ends (pass: 2 free, W waits): W starts at 150.
+ * Case 2: X (2 slots, 50 s) also waits, from 20.
+ *   fleetsim: W at 100; X and C at 110.
+ *   cqsim:    A ends (pass: 2 free; W's shadow is 200; X ends by it: X at
+ *             100); B ends (pass: 2 free, W's shadow now X's end 150); C
+ *             arrives (pass: ends at 150 <= 150: C at 100); W at 150.
+ *   pyss:     C arrives (pass: A's 2 free; X backfills, C does not fit);
+ *             B ends (pass: C ends by the shadow 150: starts): the same. */
+static void check_convention(const struct fixture_job *jobs, size_t n, enum sim_convention c, const double *want)
+{
+    struct workload w;
+    fixture_workload(&w, jobs, n);
+    struct sim_options opt;
+    sim_options_init(&opt);
+    opt.convention = c;
+    double got[16];
+    CHECK_INT(fixture_replay(&w, 4, 1, "fcfs+easy", got, &opt), 0);
+    for (size_t i = 0; i < n; i++)
+        if (!CHECK_NEAR(got[i], want[i], 0))
+            printf("  convention %s, job %zu\n", simulation_convention_name(c), i + 1);
+    workload_release(&w);
+}
+
+static void test_conventions(void)
+{
+    static const struct fixture_job case1[] = {{0, 100, 100, 2}, {0, 100, 200, 2}, {10, 10, 10, 4}, {100, 50, 50, 2}};
+    check_convention(case1, 4, SIM_CONVENTION_FLEETSIM, (double[]){0, 0, 100, 110});
+    check_convention(case1, 4, SIM_CONVENTION_CQSIM, (double[]){0, 0, 100, 110});
+    check_convention(case1, 4, SIM_CONVENTION_PYSS, (double[]){0, 0, 150, 100});
+    static const struct fixture_job case2[] = {
+        {0, 100, 100, 2}, {0, 100, 200, 2}, {10, 10, 10, 4}, {20, 50, 50, 2}, {100, 50, 50, 2}};
+    check_convention(case2, 5, SIM_CONVENTION_FLEETSIM, (double[]){0, 0, 100, 110, 110});
+    check_convention(case2, 5, SIM_CONVENTION_CQSIM, (double[]){0, 0, 150, 100, 100});
+    check_convention(case2, 5, SIM_CONVENTION_PYSS, (double[]){0, 0, 150, 100, 100});
+    enum sim_convention c;
+    CHECK_INT(simulation_convention_parse("cqsim", &c), 0);
+    CHECK_INT(c, SIM_CONVENTION_CQSIM);
+    CHECK_INT(simulation_convention_parse("slurm", &c), -1);
+    CHECK_STR(simulation_convention_name(SIM_CONVENTION_PYSS), "pyss");
+}
+
 static void test_ordering_names(void)
 {
     enum ordering_kind k;
@@ -133,5 +287,10 @@ void suite_policies(void)
     test_run("policies orderings x backfilling", test_orderings);
     test_run("policies sjf+easy", test_sjf_easy);
     test_run("policies kill at limit", test_killed_at_limit);
+    test_run("policies EASY extra slots: the issue's tie example", test_easy_shadow_ties);
+    test_run("policies EASY extra slots: several ties", test_easy_several_ties);
+    test_run("policies EASY extra slots: ties with jobs started this pass", test_easy_ties_same_pass);
+    test_run("policies EASY shadow: a job past its expected end", test_easy_past_expected_end);
+    test_run("policies replay conventions fleetsim, pyss, cqsim", test_conventions);
     test_run("policies ordering names", test_ordering_names);
 }
