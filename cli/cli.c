@@ -98,6 +98,16 @@ int cli_parse_seconds(const char *option, const char *text, double *out)
     return 0;
 }
 
+int cli_load_scenario(const char *path, struct scenario *s, int quiet)
+{
+    struct diag_list diags;
+    struct err err;
+    diag_list_init(&diags, 100);
+    err_clear(&err);
+    int rc = scenario_load(path, s, &diags, &err);
+    return cli_finish_load(rc, &diags, &err, quiet);
+}
+
 int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph)
 {
     struct err err;

@@ -14,6 +14,7 @@
 
 #include "models/policy_host.h"
 #include "models/workload.h"
+#include "scenarios/scenario.h"
 #include "sim/err.h"
 #include "traces/trace.h"
 
@@ -36,6 +37,9 @@ int cli_parse_seconds(const char *option, const char *text, double *out);
  * Returns CLI_OK, CLI_USAGE (a wrong spec or plugin) or CLI_IO (a plugin
  * that cannot be read). */
 int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph);
+/* Loads a scenario, printing its diagnostics; returns CLI_OK, CLI_USAGE or
+ * CLI_IO. s must be initialised (release it either way). */
+int cli_load_scenario(const char *path, struct scenario *s, int quiet);
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

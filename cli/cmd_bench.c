@@ -16,6 +16,8 @@
 #include "models/simulation.h"
 #include "report/bench_report.h"
 #include "report/bench_suite.h"
+#include "scenarios/build.h"
+#include "scenarios/forecast.h"
 #include "traces/trace.h"
 #include "sim/buffers.h"
 
@@ -136,9 +138,45 @@ struct loaded {
     struct workload w;
     struct cluster c;
     enum sim_convention convention;
+    /* a scenario workload: the scenario (the cluster and models borrow it),
+     * its models and horizon */
+    struct scenario *scenario;
+    struct sim_models models;
     int ready;
     char note[BENCH_TEXT_MAX];
 };
+
+/* A scenario's generated jobs, as one forecast replication of it runs them. */
+static int load_scenario_workload(const struct bench_args *a, const struct bench_workload *bw, struct loaded *l)
+{
+    l->scenario = malloc(sizeof *l->scenario);
+    if (!l->scenario)
+        return CLI_INTERNAL;
+    scenario_init(l->scenario);
+    int rc = cli_load_scenario(bw->trace, l->scenario, a->quiet);
+    if (rc != CLI_OK)
+        return rc;
+    if (!l->scenario->has_workload) {
+        cli_error("workload '%s': scenario '%s' has no workload section to generate jobs from", bw->name, bw->trace);
+        return CLI_USAGE;
+    }
+    struct err err;
+    err_clear(&err);
+    uint64_t seed = forecast_seed(l->scenario, (uint32_t)bw->replication);
+    workload_release(&l->w);
+    if (scenario_build_workload(l->scenario, seed, &l->w, &err) != 0 ||
+        scenario_build_cluster(l->scenario, &l->c, &err) != 0) {
+        cli_print_err(&err);
+        return CLI_USAGE;
+    }
+    if (bw->jobs > 0 && (size_t)bw->jobs < l->w.n)
+        l->w.n = (size_t)bw->jobs;
+    scenario_build_models(l->scenario, &l->models);
+    l->models.seed = seed;
+    l->convention = bw->convention;
+    l->ready = 1;
+    return CLI_OK;
+}
 
 static int load_workloads(const struct bench_args *a, const struct bench_suite *s, struct loaded *ld)
 {
@@ -146,6 +184,12 @@ static int load_workloads(const struct bench_args *a, const struct bench_suite *
         const struct bench_workload *bw = &s->workloads[i];
         struct loaded *l = &ld[i];
         workload_init(&l->w);
+        if (bw->is_scenario) {
+            int rc = load_scenario_workload(a, bw, l);
+            if (rc != CLI_OK)
+                return rc;
+            continue;
+        }
         if (access(bw->trace, R_OK) != 0) {
             snprintf(l->note, sizeof l->note, "trace '%.400s' not found", bw->trace);
             if (!a->quiet)
@@ -193,6 +237,10 @@ static void run_cell(const struct bench_policy *p, const struct loaded *l, doubl
     struct sim_options opt;
     sim_options_init(&opt);
     opt.convention = l->convention;
+    if (l->scenario) {
+        opt.models = &l->models;
+        opt.until_us = l->scenario->horizon.length_us;
+    }
     if (simulation_run(&l->w, &l->c, &pl, &opt, &res, &err) != 0 ||
         bench_cell_measure(cell, &l->w, &res, &err) != 0) {
         cell->status = BENCH_CELL_FAILED;
@@ -413,6 +461,10 @@ done:
         workload_release(&ld[i].w);
         if (ld[i].ready)
             cluster_release(&ld[i].c);
+        if (ld[i].scenario) {
+            scenario_release(ld[i].scenario);
+            free(ld[i].scenario);
+        }
     }
     free(ld);
     free(cells);

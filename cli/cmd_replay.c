@@ -216,16 +216,6 @@ static void describe_cluster(const struct cluster *c, const char *scenario, char
         snprintf(buf + n, len - (size_t)n, " (%s)", scenario);
 }
 
-static int load_scenario(const struct replay_args *a, struct scenario *s)
-{
-    struct diag_list diags;
-    struct err err;
-    diag_list_init(&diags, 100);
-    err_clear(&err);
-    int rc = scenario_load(a->scenario, s, &diags, &err);
-    return cli_finish_load(rc, &diags, &err, a->quiet);
-}
-
 static void report_skipped(const struct replay_args *a, const struct workload *w, const struct sim_result *r,
                            int64_t total_slots)
 {
@@ -267,7 +257,7 @@ static int replay_normal(const struct replay_args *a)
     sim_options_init(&opt);
     opt.convention = a->convention;
     if (a->scenario) {
-        if ((rc = load_scenario(a, &scen)) != CLI_OK)
+        if ((rc = cli_load_scenario(a->scenario, &scen, a->quiet)) != CLI_OK)
             goto done;
         if (scenario_build_cluster(&scen, &cluster, &err) != 0) {
             cli_print_err(&err);

@@ -1,10 +1,13 @@
-/* fleetsim trace convert|stats: traces in, native JSONL or a description out. */
+/* fleetsim trace convert|stats|generate: traces in, native JSONL or a
+ * description out; or the jobs a scenario generates, written as a trace. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "scenarios/build.h"
+#include "scenarios/forecast.h"
 #include "traces/jsonl.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
@@ -12,15 +15,20 @@
 static const char trace_usage[] =
     "usage: fleetsim trace convert [options] IN OUT\n"
     "       fleetsim trace stats [options] IN\n"
+    "       fleetsim trace generate [--replication R] SCENARIO OUT\n"
     "\n"
     "convert  reads IN (SWF, .swf.gz, native .jsonl) and writes OUT in fleetsim's native\n"
     "         JSON Lines format (OUT '-' = stdout). OUT is replaced only when the whole\n"
     "         trace was read and written.\n"
     "stats    describes IN: jobs, time span, sizes, runtimes, estimates, users, teams.\n"
+    "generate writes the jobs that SCENARIO's workload section generates over its\n"
+    "         horizon, with the seed of forecast replication R (default 0), to OUT as\n"
+    "         native JSONL: the very jobs `fleetsim forecast` replays, for any tool.\n"
     "\n"
     "options:\n"
     "      --format F   input format: auto, swf, jsonl, sacct (default: auto)\n"
     "      --json       (stats) print JSON on stdout\n"
+    "      --replication R  (generate) which replication's seed (default 0)\n"
     "  -q, --quiet      do not print warnings\n"
     "  -h, --help       this help\n"
     "\n"
@@ -29,13 +37,15 @@ static const char trace_usage[] =
 struct trace_args {
     enum trace_format format;
     int json, quiet;
+    int64_t replication;
 };
 
 static int parse_trace_args(int argc, char **argv, struct trace_args *a)
 {
-    enum { OPT_FORMAT = 256, OPT_JSON };
+    enum { OPT_FORMAT = 256, OPT_JSON, OPT_REPLICATION };
     static const struct option options[] = {
         {"format", required_argument, NULL, OPT_FORMAT}, {"json", no_argument, NULL, OPT_JSON},
+        {"replication", required_argument, NULL, OPT_REPLICATION},
         {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -50,6 +60,10 @@ static int parse_trace_args(int argc, char **argv, struct trace_args *a)
             break;
         case OPT_JSON:
             a->json = 1;
+            break;
+        case OPT_REPLICATION:
+            if (cli_parse_int("--replication", optarg, 0, 1000000, &a->replication) != 0)
+                return CLI_USAGE;
             break;
         case 'q':
             a->quiet = 1;
@@ -81,6 +95,37 @@ static int trace_convert(const char *in, const char *out, const struct trace_arg
         }
     }
     workload_release(&w);
+    return rc;
+}
+
+static int trace_generate(const char *path, const char *out, const struct trace_args *a)
+{
+    struct scenario s;
+    scenario_init(&s);
+    struct workload w;
+    workload_init(&w);
+    int rc = cli_load_scenario(path, &s, a->quiet);
+    if (rc == CLI_OK && !s.has_workload) {
+        cli_error("scenario '%s' has no workload section to generate jobs from", path);
+        rc = CLI_USAGE;
+    }
+    struct err err;
+    err_clear(&err);
+    if (rc == CLI_OK) {
+        workload_release(&w);
+        if (scenario_build_workload(&s, forecast_seed(&s, (uint32_t)a->replication), &w, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_USAGE;
+        } else if (jsonl_write(out, stdout, &w, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_IO;
+        } else if (!a->quiet && strcmp(out, "-") != 0) {
+            fprintf(stderr, "fleetsim: wrote %zu jobs of replication %lld to %s\n", w.n, (long long)a->replication,
+                    out);
+        }
+    }
+    workload_release(&w);
+    scenario_release(&s);
     return rc;
 }
 
@@ -141,7 +186,7 @@ static int trace_stats_cmd(const char *in, const struct trace_args *a)
 int cmd_trace(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_usage_error("trace", "missing subcommand (convert, stats)");
+        return cli_usage_error("trace", "missing subcommand (convert, stats, generate)");
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
         fputs(trace_usage, stdout);
@@ -163,5 +208,10 @@ int cmd_trace(int argc, char **argv)
             return cli_usage_error("trace", "stats needs one trace");
         return trace_stats_cmd(args[0], &a);
     }
-    return cli_usage_error("trace", "unknown subcommand '%s' (convert, stats)", sub);
+    if (!strcmp(sub, "generate")) {
+        if (nargs != 2)
+            return cli_usage_error("trace", "generate needs SCENARIO and OUT");
+        return trace_generate(args[0], args[1], &a);
+    }
+    return cli_usage_error("trace", "unknown subcommand '%s' (convert, stats, generate)", sub);
 }

@@ -11,7 +11,8 @@
 static const char *const top_keys[] = {"policies", "workloads"};
 static const char *const policy_keys[] = {"name", "spec", "params", "ordering", "backfill", "placement", "preempt",
                                           "quota"};
-static const char *const workload_keys[] = {"name", "trace", "jobs", "nodes", "slots", "convention"};
+static const char *const workload_keys[] = {"name", "trace", "scenario", "replication", "jobs", "nodes", "slots",
+                                            "convention"};
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
@@ -176,17 +177,32 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
     memset(w, 0, sizeof *w);
     w->jobs = w->nodes = w->slots = -1;
     if (!n || n->type != YAML_MAPPING_NODE) {
-        reader_error(r, n, "a workload is a mapping with 'trace'");
+        reader_error(r, n, "a workload is a mapping with 'trace' or 'scenario'");
         return 0;
     }
     check_keys(r, n, "a workload", workload_keys, N_OF(workload_keys));
     const yaml_node_t *trace = reader_get(r, n, "trace"), *name = reader_get(r, n, "name");
-    if (!trace) {
-        reader_error(r, n, "a workload needs 'trace'");
+    const yaml_node_t *scenario = reader_get(r, n, "scenario");
+    if (!trace == !scenario) {
+        reader_error(r, n, "a workload needs 'trace' or 'scenario' (one of them)");
         return 0;
     }
-    int ok = scalar(r, trace, "'trace'");
+    if (scenario) {
+        /* the jobs a scenario generates, on its cluster, with its models */
+        w->is_scenario = 1;
+        trace = scenario;
+    }
+    int ok = scalar(r, trace, scenario ? "'scenario'" : "'trace'");
     snprintf(w->trace, sizeof w->trace, "%s", reader_text(trace));
+    ok &= integer(r, reader_get(r, n, "replication"), "'replication'", 0, 1000000, &w->replication);
+    if (scenario && (reader_get(r, n, "nodes") || reader_get(r, n, "slots"))) {
+        reader_error(r, n, "a scenario workload runs on the scenario's cluster: drop 'nodes' and 'slots'");
+        ok = 0;
+    }
+    if (!scenario && reader_get(r, n, "replication")) {
+        reader_error(r, n, "'replication' applies to a scenario workload only");
+        ok = 0;
+    }
     if (name && scalar(r, name, "'name'"))
         snprintf(w->name, sizeof w->name, "%s", reader_text(name));
     else

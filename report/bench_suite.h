@@ -16,6 +16,10 @@
  *       nodes: 16                  # optional cluster override (with slots)
  *       slots: 8
  *       convention: pyss           # optional: fleetsim (default), pyss, cqsim
+ *     - name: quarter
+ *       scenario: scenarios/examples/tiny.yaml   # the jobs a scenario generates,
+ *       replication: 0             # on its cluster with its models (seed of
+ *                                  # that forecast replication; default 0)
  *
  * A mapping policy becomes the spec "ORDERING(k=v,..)+BACKFILL+PLACEMENT
  * +preempt(..)+quota(..)", the same string a user can pass to --policy, so
@@ -43,7 +47,9 @@ struct bench_policy {
 
 struct bench_workload {
     char name[128];
-    char trace[BENCH_PATH_MAX];
+    char trace[BENCH_PATH_MAX];     /* the trace, or the scenario file when is_scenario */
+    int is_scenario;
+    int64_t replication;            /* a scenario's replication (its seed), default 0 */
     int64_t jobs;  /* -1: all */
     int64_t nodes; /* -1: from the trace header */
     int64_t slots;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/synth.h"
+
 int scenario_build_cluster(const struct scenario *s, struct cluster *c, struct err *err)
 {
     size_t n = s->n_partitions + s->procurement.n_orders;
@@ -29,4 +31,13 @@ void scenario_build_models(const struct scenario *s, struct sim_models *m)
     memcpy(m->comm_fraction, s->comm_fraction, sizeof m->comm_fraction);
     m->default_class = s->default_class;
     m->seed = s->seed;
+}
+
+int scenario_build_workload(const struct scenario *s, uint64_t seed, struct workload *w, struct err *err)
+{
+    workload_init(w);
+    for (size_t t = 0; t < s->workload.n_teams; t++)
+        if (string_table_intern(&w->teams, s->workload.teams[t].name) < 0)
+            return err_set(err, NULL, 0, 0, "out of memory");
+    return synth_generate(&s->workload, 0, s->horizon.length_us, s->start_unix_s, seed, w, err);
 }

@@ -105,6 +105,51 @@ for m in "FAIL policy $bad:crash: views: policy '$bad:crash' crashed with SIGSEG
 done
 if grep -qF "started a job twice" "$TMP/c.out"; then pass; else fail "contract suite: double start not named"; fi
 
+# A plugin is a policy everywhere: forecast, a bench suite on a scenario's
+# generated workload, and `trace generate` writes those very jobs.
+scen=tests/policy/plugin-scenario.yaml
+check "trace generate" "$FLEETSIM" trace generate -q "$scen" "$TMP/gen1.jsonl"
+"$FLEETSIM" trace generate -q "$scen" "$TMP/gen2.jsonl"
+"$FLEETSIM" trace generate -q --replication 1 "$scen" "$TMP/gen3.jsonl"
+if cmp -s "$TMP/gen1.jsonl" "$TMP/gen2.jsonl" && ! cmp -s "$TMP/gen1.jsonl" "$TMP/gen3.jsonl"; then pass
+else fail "trace generate: not deterministic per replication"; fi
+generated=$(($(wc -l <"$TMP/gen1.jsonl") - 1))
+[ "$generated" -gt 100 ] && pass || fail "trace generate wrote $generated jobs"
+check "the generated trace replays on the scenario's cluster" \
+  "$FLEETSIM" replay -q --scenario "$scen" "$TMP/gen1.jsonl"
+expect_exit 2 "trace generate without a workload section" "$FLEETSIM" trace generate scenarios/examples/tiny.yaml "$TMP/x.jsonl"
+grep -q "has no workload section" "$TMP/err" && pass || fail "trace generate message: $(cat "$TMP/err")"
+# forecast with a plugin: runs, and -j does not change the result
+"$FLEETSIM" forecast -q -j1 --json --policy "$example" "$scen" >"$TMP/f1.json" 2>"$TMP/err"; rc1=$?
+"$FLEETSIM" forecast -q -j3 --json --policy "$example" "$scen" >"$TMP/f3.json" 2>>"$TMP/err"; rc3=$?
+if [ $rc1 = 0 ] && [ $rc3 = 0 ] && cmp -s "$TMP/f1.json" "$TMP/f3.json" &&
+   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["completed"] == 3 and d["periods"][0]["utilization"]["mean"] > 0.1' "$TMP/f1.json"
+then pass; else fail "forecast --policy plugin: exit $rc1/$rc3: $(cat "$TMP/err")"; fi
+# a plugin that crashes in a forecast names itself
+"$FLEETSIM" forecast -q -j1 --policy "$bad:crash" "$scen" >/dev/null 2>"$TMP/err"; rc=$?
+if [ $rc != 0 ] && grep -qF "policy '$bad:crash' crashed with SIGSEGV (segmentation fault) in decide() at t=" "$TMP/err"; then pass
+else fail "forecast with a crashing plugin: exit $rc: $(cat "$TMP/err")"; fi
+# bench: the plugin and a built-in on the scenario's generated workload
+cat >"$TMP/scen-suite.yaml" <<EOF
+policies:
+  - fcfs+easy
+  - name: plugin
+    spec: $example
+workloads:
+  - name: generated
+    scenario: $scen
+EOF
+if "$FLEETSIM" bench -q -j1 --json "$TMP/scen-suite.yaml" >"$TMP/sb.json" 2>"$TMP/err" &&
+   python3 - "$TMP/sb.json" "$generated" <<'PY'
+import json, sys
+cells = {c["policy"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+for name in ("fcfs+easy", "plugin"):
+    c = cells[name]
+    assert c["status"] == "ok" and c["workload"] == "generated", c
+    assert 0.9 * int(sys.argv[2]) <= c["jobs"] <= int(sys.argv[2]), (c["jobs"], sys.argv[2])  # those done by the horizon
+PY
+then pass; else fail "bench on a scenario workload: $(cat "$TMP/err")"; fi
+
 # fleetsim policy
 check "policy list" "$FLEETSIM" policy list
 "$FLEETSIM" policy list >"$TMP/list"
