@@ -212,8 +212,53 @@ static void test_unknown_policy(void)
     CHECK(strstr(msg, "did you mean 'easy'?") != NULL);
 }
 
+/* A host that cannot preempt refuses a preemptive policy when it is
+ * created, naming what it cannot do; the kinds come from the composition. */
+static void test_host_kinds_refused_at_creation(void)
+{
+    struct policy_host h;
+    struct err err;
+    err_clear(&err);
+    struct policy_host_options no_preempt = {.host_kinds = POLICY_KINDS_START | POLICY_KINDS_RESERVE,
+                                             .host_name = "the test host"};
+    CHECK_INT(policy_host_open(&h, "srtf", &no_preempt, &err), -1);
+    CHECK_STR(err.msg, "policy 'srtf' may preempt running jobs, which the test host does not carry out; choose a "
+                       "policy without preempt");
+    err_clear(&err);
+    CHECK_INT(policy_host_open(&h, "fcfs+easy+preempt", &no_preempt, &err), -1);
+    err_clear(&err);
+    CHECK_INT(policy_host_open(&h, "fcfs+easy", &no_preempt, &err), 0);
+    CHECK_INT(h.kinds, POLICY_KINDS_START | POLICY_KINDS_RESERVE);
+    policy_host_close(&h);
+    struct policy_host_options starts_only = {.host_kinds = POLICY_KINDS_START, .host_name = "the test host"};
+    CHECK_INT(policy_host_open(&h, "sjf+easy", &starts_only, &err), -1);
+    CHECK(strstr(err.msg, "may reserve") != NULL);
+    err_clear(&err);
+    CHECK_INT(policy_host_open(&h, "sjf", &starts_only, &err), 0);
+    policy_host_close(&h);
+}
+
+/* One tie rule for running_by_end: expected end, then submit, then id. */
+static void test_running_by_end_ties(void)
+{
+    struct policy_running r[4];
+    memset(r, 0, sizeof r);
+    r[0].expected_end_us = 100, r[0].job.submit_us = 5, r[0].job.id = 9;
+    r[1].expected_end_us = 100, r[1].job.submit_us = 5, r[1].job.id = 3;
+    r[2].expected_end_us = 50, r[2].job.submit_us = 7, r[2].job.id = 1;
+    r[3].expected_end_us = 100, r[3].job.submit_us = 2, r[3].job.id = 20;
+    uint32_t by_end[4];
+    policy_host_order_by_end(r, 4, by_end);
+    CHECK_INT(by_end[0], 2);
+    CHECK_INT(by_end[1], 3);
+    CHECK_INT(by_end[2], 1);
+    CHECK_INT(by_end[3], 0);
+}
+
 void suite_simulation(void)
 {
+    test_run("policy host refuses kinds it cannot carry out", test_host_kinds_refused_at_creation);
+    test_run("policy host orders running jobs by end with one tie rule", test_running_by_end_ties);
     test_run("simulation EASY never delays the head", test_easy_never_delays_head);
     test_run("simulation conservative never delays a reservation", test_conservative_never_delays);
     test_run("simulation all policies fit, finish, deterministic", test_all_policies_fit_and_finish);
