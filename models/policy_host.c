@@ -37,6 +37,21 @@ static _Thread_local int alt_stack_ready;
 
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 static int handlers_installed;
+/* Memory that lives as long as the process on purpose: the alternate signal
+ * stacks (the kernel holds them) and what a failed plugin left (its state
+ * cannot be trusted to be freed). Kept reachable here so that leak checkers
+ * tell them from real leaks. */
+enum { KEPT_MAX = 64 };
+static void *kept[KEPT_MAX];
+static size_t n_kept;
+
+static void keep(void *p)
+{
+    pthread_mutex_lock(&setup_lock);
+    if (p && n_kept < KEPT_MAX)
+        kept[n_kept++] = p;
+    pthread_mutex_unlock(&setup_lock);
+}
 static struct sigaction previous[N_FAULT_SIGNALS];
 
 /* What the watchdog watches: the sequence number of the call in progress
@@ -141,10 +156,12 @@ static void guard_setup(int want_watchdog)
     if (!alt_stack_ready) {
         size_t size = 256 * 1024;
         stack_t ss = {.ss_sp = malloc(size), .ss_size = size, .ss_flags = 0};
-        if (ss.ss_sp && sigaltstack(&ss, NULL) == 0)
+        if (ss.ss_sp && sigaltstack(&ss, NULL) == 0) {
             alt_stack_ready = 1;
-        else
+            keep(ss.ss_sp);
+        } else {
             free(ss.ss_sp);
+        }
     }
 }
 
@@ -333,8 +350,10 @@ void policy_host_close(struct policy_host *h)
     if (h->failed == 0) {
         policy_plugin_unload(&h->pl);
     }
-    /* a failed plugin's state and code cannot be trusted: leak them rather
+    /* a failed plugin's state and code cannot be trusted: keep them rather
      * than run its destroy() or unmap code a handler may still point into */
+    if (h->failed > 0)
+        keep(h->pl.state);
     free(h->room);
     free(h->started);
     free(h->preempted);
