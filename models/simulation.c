@@ -620,6 +620,9 @@ static int on_arrival(struct host *h, uint32_t wi)
     } else if (j->slots > h->c->total_slots) {
         r->outcome = SIM_JOB_SKIPPED_TOO_BIG;
         h->res->stats.skipped_too_big++;
+        int64_t period = period_of(h, engine_now(&h->eng));
+        if (period >= 0)
+            h->res->periods[period].jobs_too_big++;
     } else if (enqueue(h, wi) != 0) {
         return -1;
     }
@@ -808,7 +811,7 @@ static int on_retirement(struct host *h, size_t index)
 static int on_sample(struct host *h, uint32_t k)
 {
     h->res->samples[k] = (struct sim_sample){(double)h->present_slots, (double)h->in_use_slots,
-                                             (double)(h->in_use_slots + h->queued_slots), (double)h->n_queued};
+                                             (double)h->queued_slots, (double)h->n_queued};
     if (k + 1 < h->opt->n_samples &&
         !engine_schedule(&h->eng, h->opt->period_start_us + (sim_time)(k + 1) * h->opt->sample_us, EVENT_CLASS_TIMER,
                          SIM_EV_SAMPLE, k + 1, 0))
@@ -1145,9 +1148,8 @@ static int handle_instant_end(void *ctx, sim_time now)
         return -1;
     int64_t period = period_of(h, now);
     if (period >= 0) {
-        double demand = (double)(h->in_use_slots + h->queued_slots);
-        if (demand > h->res->periods[period].peak_demand_slots)
-            h->res->periods[period].peak_demand_slots = demand;
+        if ((double)h->queued_slots > h->res->periods[period].peak_queued_slots)
+            h->res->periods[period].peak_queued_slots = (double)h->queued_slots;
     }
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
@@ -1363,6 +1365,11 @@ int simulation_run(const struct workload *w, const struct cluster *c, const stru
         res->stats.node_up_us -= dt * (double)h.up_nodes;
         res->stats.node_present_us -= dt * (double)h.present_nodes;
     }
+    /* attempts still running where the run stopped (a horizon) were busy
+     * up to there: periods count them, or a horizon full of long jobs
+     * would read as idle */
+    for (uint32_t s = 0; res->periods && s < h.n_running; s++)
+        record_busy(&h, &w->jobs[h.running_w[s]], h.prog[s].attempt_start_us, stop);
     for (size_t i = 0; i < w->n; i++)
         if (res->jobs[i].outcome == SIM_JOB_UNFINISHED)
             res->stats.unfinished++;

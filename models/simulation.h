@@ -103,13 +103,14 @@ struct sim_period_stats {
     double busy_slot_us;     /* slot time used by attempts, overlapping the period */
     double capacity_slot_us; /* slot time present */
     double lost_slot_us;     /* work lost to failures in the period, x slots */
-    double peak_demand_slots; /* max of slots in use + slots asked by queued jobs */
+    double peak_queued_slots; /* the backlog: max of slots asked by queued jobs */
     uint64_t failures;
+    uint64_t jobs_too_big;    /* arrivals larger than the whole cluster (skipped) */
 };
 
 /* A sample of the time series, taken every sample_us. */
 struct sim_sample {
-    double capacity_slots, in_use_slots, demand_slots, queue_jobs;
+    double capacity_slots, in_use_slots, queued_slots, queue_jobs;
 };
 
 struct sim_options {

@@ -13,8 +13,8 @@
 #define FLEETSIM_VERSION_STRING "unknown"
 #endif
 
-static const char *const sample_field_names[SAMPLE_FIELDS] = {"capacity_gpus", "in_use_gpus", "demand_gpus",
-                                                              "queue_jobs"};
+static const char *const sample_field_names[SAMPLE_FIELDS] = {"capacity_gpus", "in_use_gpus", "backlog_gpus",
+                                                              "queue_jobs", "offered_gpus"};
 
 static int open_in(struct atomic_file *f, const char *dir, const char *name, struct err *err)
 {

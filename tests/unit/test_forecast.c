@@ -103,8 +103,112 @@ static void test_replication_deterministic(void)
     scenario_release(&s);
 }
 
+/* Loads yaml and runs replication 0 into rep; returns 0 when both worked. */
+static int run_one(const char *yaml, struct scenario *s, struct forecast_result *shape, struct forecast_replication *rep)
+{
+    struct diag_list d;
+    struct err err;
+    scenario_init(s);
+    diag_list_init(&d, 10);
+    err_clear(&err);
+    int rc = scenario_load_buffer("t.yaml", yaml, strlen(yaml), s, &d, &err);
+    if (rc == 0)
+        rc = forecast_result_init(shape, s, 1, &err);
+    if (rc == 0)
+        rc = forecast_run_replication(s, 0, NULL, rep, &err);
+    if (rc != 0)
+        printf("  %s\n", err.msg);
+    diag_list_release(&d);
+    return rc;
+}
+
+/* The offered load is what the workload asks for (rate x size x runtime),
+ * not the backlog: on M/M/8 at load 0.7 it is about 5.6 GPUs. */
+static void test_offered_load(void)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, mmc_yaml, 11ULL);
+    struct scenario s;
+    struct forecast_result shape;
+    struct forecast_replication rep;
+    if (!CHECK_INT(run_one(yaml, &s, &shape, &rep), 0))
+        return;
+    CHECK_INT(shape.last_period_partial, 0);
+    for (uint32_t p = 0; p < 2; p++) {
+        CHECK_NEAR(rep.periods[p].offered_load_gpus, 5.6, 0.3);
+        CHECK(rep.periods[p].offered_peak_gpus >= rep.periods[p].offered_load_gpus);
+        CHECK(rep.periods[p].offered_peak_gpus <= 40);
+        CHECK(rep.periods[p].backlog_gpus < 100);
+        CHECK_NEAR(rep.periods[p].capacity_gpus, 8, 1e-9);
+    }
+    CHECK(shape.n_samples > 2 && rep.samples[2].offered_gpus >= 0);
+    forecast_replication_release(&rep, shape.n_periods);
+    forecast_result_release(&shape);
+    scenario_release(&s);
+}
+
+/* Jobs longer than the horizon keep the cluster busy: every week counts
+ * them (they used to end after the horizon and count nowhere). A horizon
+ * shorter than its period does not dilute capacity, and is flagged. */
+static const char long_jobs_yaml[] = "seed: 5\n"
+                                     "cluster:\n"
+                                     "  partitions:\n"
+                                     "    - {name: all, node_type: H100-SXM, nodes: 2}\n"
+                                     "workload:\n"
+                                     "  teams:\n"
+                                     "    - name: long\n"
+                                     "      jobs_per_hour: 2\n"
+                                     "      gpus: {16: 1}\n"
+                                     "      classes: {training: 1}\n"
+                                     "      runtime: {training: 5w}\n"
+                                     "horizon: {length: %s, period: %s, sample: 1d}\n"
+                                     "forecast: {replications: 1, policy: fcfs}\n";
+
+static void test_long_jobs_short_horizon(void)
+{
+    char yaml[2048];
+    struct scenario s;
+    struct forecast_result shape;
+    struct forecast_replication rep;
+    snprintf(yaml, sizeof yaml, long_jobs_yaml, "4w", "week");
+    if (!CHECK_INT(run_one(yaml, &s, &shape, &rep), 0))
+        return;
+    CHECK_INT(shape.n_periods, 4);
+    for (uint32_t p = 1; p < 4; p++)
+        CHECK_NEAR(rep.periods[p].utilization, 1.0, 1e-9);
+    CHECK(rep.periods[0].utilization > 0.95);
+    CHECK_INT(shape.last_period_partial, 0);
+    forecast_replication_release(&rep, shape.n_periods);
+    forecast_result_release(&shape);
+    scenario_release(&s);
+
+    snprintf(yaml, sizeof yaml, long_jobs_yaml, "4w", "quarter");
+    if (!CHECK_INT(run_one(yaml, &s, &shape, &rep), 0))
+        return;
+    CHECK_INT(shape.n_periods, 1);
+    CHECK_INT(shape.last_period_partial, 1);
+    CHECK_NEAR(rep.periods[0].capacity_gpus, 16, 1e-9); /* not 16 x 4/13 */
+    CHECK(rep.periods[0].utilization > 0.95);
+    forecast_replication_release(&rep, shape.n_periods);
+    forecast_result_release(&shape);
+    scenario_release(&s);
+
+    snprintf(yaml, sizeof yaml, long_jobs_yaml, "47w", "quarter");
+    if (!CHECK_INT(run_one(yaml, &s, &shape, &rep), 0))
+        return;
+    CHECK_INT(shape.n_periods, 4);
+    CHECK_INT(shape.last_period_partial, 1);
+    CHECK_INT(forecast_period_length_us(&shape, 3) / 1000000, 8 * 7 * 86400);
+    CHECK_NEAR(rep.periods[3].capacity_gpus, 16, 1e-9); /* not 16 x 8/13 */
+    forecast_replication_release(&rep, shape.n_periods);
+    forecast_result_release(&shape);
+    scenario_release(&s);
+}
+
 void suite_forecast(void)
 {
+    test_run("forecast offered load apart from the backlog", test_offered_load);
+    test_run("forecast long jobs, short and partial horizons", test_long_jobs_short_horizon);
     test_run("forecast replication deterministic", test_replication_deterministic);
     test_run("forecast 95% band covers Erlang C (M/M/8)", test_mmc_coverage);
 }
