@@ -12,6 +12,16 @@
 #include <unistd.h>
 
 #include "scenarios/fill.h"
+#include "sim/units.h"
+
+/* Jobs one replication may synthesize: each costs about JOB_BYTES in the
+ * workload, the simulator's per-job arrays and the waits, so this is about
+ * 8 GiB per worker process. Larger workloads are refused before any
+ * forecast starts rather than failing minutes later out of memory. */
+enum { SYNTH_MAX_JOBS = 50000000, JOB_BYTES = 160 };
+/* Growth per quarter is a fraction (0.25 = 25%); 5 or more (500% a
+ * quarter) is taken for a percentage written where a fraction is meant. */
+#define GROWTH_PERCENT_LIKE 5.0
 
 static const char *const class_paths[JOB_CLASS_COUNT] = {
     "workload.teams[].runtime.training", "workload.teams[].runtime.finetune", "workload.teams[].runtime.inference"};
@@ -334,5 +344,103 @@ int fill_workload(struct fill *f, yaml_node_t *root)
     if (!reader_count(teams) && !reader_get(f->r, m, "trace"))
         reader_error(f->r, m && m->type == YAML_MAPPING_NODE ? m : key,
                      "key 'workload' needs 'teams' (at least one) or a 'trace'");
+    return 0;
+}
+
+/* ---- checks against the cluster and the horizon ---- */
+
+/* The most GPUs the cluster ever has: the partitions plus every order. */
+static int64_t whole_cluster_gpus(const struct scenario *s)
+{
+    int64_t gpus = scenario_initial_gpus(s);
+    for (size_t i = 0; i < s->procurement.n_orders; i++) {
+        const struct purchase_order *o = &s->procurement.orders[i];
+        if (o->type >= 0 && (size_t)o->type < s->catalog.n)
+            gpus += o->count * s->catalog.types[o->type].gpus;
+    }
+    return gpus;
+}
+
+static void check_growth(struct fill *f, yaml_node_t *m, const char *key, const char *shown, double g)
+{
+    if (!(g >= GROWTH_PERCENT_LIKE))
+        return;
+    reader_error(f->r, reader_get(f->r, m, key),
+                 "key '%s' is %g, which means %.0f%% a quarter: growth is a fraction (0.3 = 30%%); did you mean "
+                 "%g?",
+                 shown, g, 100 * g, g / 100);
+}
+
+/* GPU counts no node set can ever hold: an error at the count, with the
+ * share of the team's jobs it would lose. */
+static void check_fit(struct fill *f, yaml_node_t *team, const struct team_spec *t, size_t index, int64_t whole)
+{
+    yaml_node_t *map = reader_get(f->r, team, "gpus");
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return;
+    double sum = 0;
+    for (size_t k = 0; k < t->n_gpus; k++)
+        sum += t->gpu_weights[k];
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = yaml_document_get_node(&f->r->doc, p->key);
+        int32_t g;
+        if (!key || key->type != YAML_SCALAR_NODE || gpu_key(reader_text(key), &g) != 0 || g <= whole)
+            continue;
+        double w = 0;
+        for (size_t k = 0; k < t->n_gpus; k++)
+            if (t->gpus[k] == g)
+                w = t->gpu_weights[k];
+        if (w <= 0)
+            continue;
+        reader_error(f->r, key,
+                     "key 'workload.teams[%zu].gpus.%d' asks for %d GPUs, more than the whole cluster has (%lld, "
+                     "orders included): %.0f%% of the jobs of team '%s' could never start",
+                     index, (int)g, (int)g, (long long)whole, sum > 0 ? 100 * w / sum : 0, t->name);
+    }
+}
+
+int fill_workload_checks(struct fill *f, yaml_node_t *root)
+{
+    struct scenario *s = f->s;
+    if (!s->has_workload)
+        return 0;
+    yaml_node_t *m = reader_get(f->r, root, "workload");
+    yaml_node_t *teams = reader_get(f->r, m, "teams");
+    check_growth(f, m, "base_growth_per_quarter", "workload.base_growth_per_quarter",
+                 s->workload.base_growth_per_quarter);
+    int64_t whole = f->cluster_ok ? whole_cluster_gpus(s) : 0;
+    double jobs = 0, most = -1;
+    size_t biggest = 0;
+    /* teams that failed their checks were not added: match by name */
+    for (size_t i = 0, k = 0; i < reader_count(teams) && k < s->workload.n_teams; i++) {
+        yaml_node_t *tm = reader_item(f->r, teams, i);
+        yaml_node_t *name = reader_get(f->r, tm, "name");
+        const struct team_spec *t = &s->workload.teams[k];
+        if (!name || strcmp(reader_text(name), t->name) != 0)
+            continue;
+        char shown[READER_PATH_MAX];
+        fill_shown(shown, sizeof shown, "workload.teams", i, "growth_per_quarter");
+        check_growth(f, tm, "growth_per_quarter", shown, t->growth_per_quarter);
+        if (whole > 0)
+            check_fit(f, tm, t, i, whole);
+        if (t->growth_per_quarter < GROWTH_PERCENT_LIKE && s->horizon.length_us > 0) {
+            double n = synth_expected_jobs(t, 0, s->horizon.length_us, s->start_unix_s);
+            jobs += n;
+            if (n > most) {
+                most = n;
+                biggest = i;
+            }
+        }
+        k++;
+    }
+    if (jobs > SYNTH_MAX_JOBS) {
+        yaml_node_t *tm = reader_item(f->r, teams, biggest);
+        char horizon[32];
+        units_format_duration(horizon, sizeof horizon, (double)s->horizon.length_us / 1e6);
+        reader_error(f->r, reader_get(f->r, tm, "jobs_per_hour"),
+                     "workload too large to synthesize: about %.3g jobs over the %s horizon (about %.0f GiB per "
+                     "replication), the limit is %d million; lower 'jobs_per_hour' or shorten the horizon",
+                     jobs, horizon, jobs * JOB_BYTES / 1073741824.0, SYNTH_MAX_JOBS / 1000000);
+    }
     return 0;
 }

@@ -21,7 +21,8 @@ static const struct section {
 } sections[] = {
     {"(top level)", fill_top},    {"node_types", fill_node_types}, {"cluster", fill_cluster},
     {"runtime", fill_runtime},    {"failures", fill_failures},     {"procurement", fill_procurement},
-    {"workload", fill_workload},  {"horizon", fill_horizon},       {"forecast", fill_forecast},
+    {"workload", fill_workload},  {"horizon", fill_horizon},       {"workload", fill_workload_checks},
+    {"forecast", fill_forecast},
     {"plan", fill_plan},          {"sweep", fill_sweep},
 };
 

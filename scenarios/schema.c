@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/units.h"
 #include "sim/suggest.h"
@@ -530,6 +531,45 @@ static const char *unit_hint(enum schema_type t)
     }
 }
 
+/* "20 weeks" -> "20w": a duration written in words, as people write it.
+ * Writes the suggestion into buf and returns 1, or 0 when text is not a
+ * number followed by a unit's name. A month has no unit: it becomes days. */
+static int duration_in_words(const char *text, char *buf, size_t len)
+{
+    static const struct {
+        const char *word, *unit;
+        double scale;
+    } words[] = {
+        {"microsecond", "us", 1}, {"millisecond", "ms", 1}, {"second", "s", 1}, {"sec", "s", 1},
+        {"minute", "min", 1},     {"mins", "min", 1},       {"hour", "h", 1},   {"hr", "h", 1},
+        {"hrs", "h", 1},          {"day", "d", 1},          {"week", "w", 1},   {"wk", "w", 1},
+        {"wks", "w", 1},          {"month", "d", 365.0 / 12}, {"year", "y", 1}, {"yr", "y", 1},
+        {"yrs", "y", 1},
+    };
+    char *end;
+    errno = 0;
+    double n = strtod(text, &end);
+    if (end == text || errno || !isfinite(n) || n < 0)
+        return 0;
+    while (*end == ' ' || *end == '\t')
+        end++;
+    size_t wl = strlen(end);
+    if (wl < 2)
+        return 0;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t l = strlen(words[i].word);
+        int plural = wl == l + 1 && (end[l] == 's' || end[l] == 'S');
+        if ((wl != l && !plural) || strncasecmp(end, words[i].word, l) != 0)
+            continue;
+        double v = n * words[i].scale;
+        if (words[i].scale != 1)
+            v = round(v);
+        snprintf(buf, len, "%.15g%s", v, words[i].unit);
+        return 1;
+    }
+    return 0;
+}
+
 static int convert_unit(const struct schema_key *k, const char *text, struct schema_value *v)
 {
     switch (k->type) {
@@ -636,8 +676,15 @@ int schema_convert(const struct schema_key *k, const char *shown, const char *te
     default:
         if (convert_unit(k, text, v) != 0) {
             int datelike = k->type == SCHEMA_DATE || k->type == SCHEMA_DATE_OR_DURATION;
+            char near[64];
+            int words = (k->type == SCHEMA_DURATION || k->type == SCHEMA_DISTRIBUTION ||
+                         k->type == SCHEMA_DATE_OR_DURATION) &&
+                        duration_in_words(text, near, sizeof near);
             if (datelike && looks_like_date(text))
                 snprintf(msg, len, "key '%s' is '%s', not a valid date", shown, text);
+            else if (words)
+                snprintf(msg, len, "key '%s' is '%s', expected %s; did you mean '%s'?", shown, text,
+                         unit_hint(k->type), near);
             else
                 snprintf(msg, len, "key '%s' is '%s', expected %s", shown, text, unit_hint(k->type));
             return -1;
