@@ -703,6 +703,36 @@ static int interrupt(struct host *h, uint32_t s)
     return enqueue(h, wi);
 }
 
+static int is_service(const struct host *h, const struct job *j)
+{
+    const struct sim_models *m = h->models;
+    return m && m->service_restart_us && j->team >= 0 && (size_t)j->team < m->n_service_teams &&
+           m->service_restart_us[j->team] > 0;
+}
+
+/* A failure hit a service replica at running slot s: it restarts in place,
+ * keeping its GPUs and its place, out of service for its restart time (or
+ * what is left of its lifetime). Nothing rolls back and nothing queues
+ * again: a failure costs a service minutes of one replica, not days of
+ * work and a trip through the queue. */
+static void restart_in_place(struct host *h, uint32_t s)
+{
+    sim_time now = engine_now(&h->eng);
+    uint32_t wi = h->running_w[s];
+    const struct job *j = &h->w->jobs[wi];
+    struct progress *p = &h->prog[s];
+    progress_catch_up(p, now);
+    double left_us = p->rate > 0 ? p->work_left_us / p->rate : 0;
+    double restart_us = (double)h->models->service_restart_us[j->team];
+    double out_us = restart_us < left_us ? restart_us : left_us;
+    h->res->stats.lost_slot_us += out_us * (double)j->slots;
+    int64_t period = period_of(h, now);
+    if (period >= 0)
+        h->res->periods[period].lost_slot_us += out_us * (double)j->slots;
+    h->res->stats.interruptions++;
+    h->res->jobs[wi].interruptions++;
+}
+
 /* ---- failures, repairs, deliveries, retirements ---- */
 
 static int schedule_failure(struct host *h, uint32_t node)
@@ -747,6 +777,11 @@ static int on_failure(struct host *h, uint32_t node)
         for (uint32_t k = 0; k < r->alloc_count && !hit; k++)
             hit = h->allocs[r->alloc_first + k].node == (int32_t)node;
         if (!hit) {
+            s++;
+            continue;
+        }
+        if (is_service(h, &h->w->jobs[h->running_w[s]])) {
+            restart_in_place(h, s);
             s++;
             continue;
         }

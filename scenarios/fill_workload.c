@@ -276,6 +276,56 @@ static int runtime_fill(struct fill *f, yaml_node_t *team, struct team_spec *t, 
     return 0;
 }
 
+/* runtime_by_gpus: size classes in increasing order of up_to. */
+static int by_size_fill(struct fill *f, yaml_node_t *m, struct team_spec *t, size_t index)
+{
+    yaml_node_t *list = reader_get(f->r, m, "runtime_by_gpus");
+    size_t n = reader_count(list);
+    if (!n)
+        return 0;
+    t->by_size = calloc(n, sizeof *t->by_size);
+    if (!t->by_size)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = reader_item(f->r, list, i);
+        if (!item || item->type != YAML_MAPPING_NODE)
+            continue;
+        char prefix[READER_PATH_MAX], shown[READER_PATH_MAX];
+        fill_shown(prefix, sizeof prefix, "workload.teams", index, "runtime_by_gpus");
+        fill_shown(shown, sizeof shown, prefix, i, "runtime");
+        int64_t up_to = 0;
+        struct size_runtime sr;
+        memset(&sr, 0, sizeof sr);
+        if (fill_int(f, item, "workload.teams[].runtime_by_gpus[].up_to", &up_to) != READER_GIVEN ||
+            reader_distribution(f->r, item, "workload.teams[].runtime_by_gpus[].runtime", shown, &sr.runtime.dist) !=
+                READER_GIVEN)
+            continue;
+        if (t->n_by_size && up_to <= t->by_size[t->n_by_size - 1].up_to_gpus) {
+            reader_error(f->r, reader_get(f->r, item, "up_to"),
+                         "key '%s[%zu].up_to' is %lld, not above the previous entry's %d: give size classes in "
+                         "increasing order",
+                         prefix, i, (long long)up_to, (int)t->by_size[t->n_by_size - 1].up_to_gpus);
+            continue;
+        }
+        sr.up_to_gpus = (int32_t)up_to;
+        t->by_size[t->n_by_size++] = sr;
+    }
+    return 0;
+}
+
+static void service_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    yaml_node_t *sv = reader_get(f->r, m, "service");
+    if (!sv || sv->type != YAML_MAPPING_NODE)
+        return;
+    t->is_service = 1;
+    int64_t replicas = 1;
+    fill_int(f, sv, "workload.teams[].service.replicas", &replicas);
+    t->replicas = (int32_t)replicas;
+    t->service_restart_s = 600;
+    fill_number(f, sv, "workload.teams[].service.restart", &t->service_restart_s);
+}
+
 static int team_fill(struct fill *f, yaml_node_t *list, size_t index)
 {
     yaml_node_t *m = reader_item(f->r, list, index);
@@ -295,8 +345,9 @@ static int team_fill(struct fill *f, yaml_node_t *list, size_t index)
     if (bursts_fill(f, m, t, index) != 0 || gpus_fill(f, m, t, index) != 0)
         return -1;
     classes_fill(f, m, t, index);
-    if (runtime_fill(f, m, t, index) != 0)
+    if (runtime_fill(f, m, t, index) != 0 || by_size_fill(f, m, t, index) != 0)
         return -1;
+    service_fill(f, m, t);
     fill_number(f, m, "workload.teams[].limit_factor", &t->limit_factor);
     fill_number(f, m, "workload.teams[].limit_round", &t->limit_round_s);
     fill_number(f, m, "workload.teams[].growth_per_quarter", &t->growth_per_quarter);

@@ -298,6 +298,7 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     void *state = NULL;
     struct sim_result res;
     memset(&res, 0, sizeof res);
+    sim_time *restart_us = NULL;
     int rc = -1;
     /* teams are interned first, in the scenario's order, so team t is team t */
     for (size_t t = 0; t < s->workload.n_teams; t++)
@@ -310,6 +311,15 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     struct sim_models models;
     scenario_build_models(s, &models);
     models.seed = seed;
+    /* services restart in place (teams are interned first, so team t is team t) */
+    restart_us = calloc(s->workload.n_teams + 1, sizeof *restart_us);
+    if (!restart_us)
+        goto done;
+    for (size_t t = 0; t < s->workload.n_teams; t++)
+        if (s->workload.teams[t].is_service)
+            restart_us[t] = (sim_time)llround(s->workload.teams[t].service_restart_s * 1e6);
+    models.service_restart_us = restart_us;
+    models.n_service_teams = s->workload.n_teams;
     char msg[256];
     if (policy_registry_create(policy ? policy : s->forecast.policy, &ops, &state, msg, sizeof msg) != 0) {
         err_set(err, s->path, 0, 0, "%s", msg);
@@ -365,6 +375,7 @@ done:
     if (rc != 0)
         forecast_replication_release(rep, shape.n_periods);
     sim_result_release(&res);
+    free(restart_us);
     if (ops)
         ops->destroy(state);
     cluster_release(&c);

@@ -26,6 +26,9 @@ static void team_spec_release(struct team_spec *t)
     free(t->gpu_weights);
     for (int c = 0; c < JOB_CLASS_COUNT; c++)
         free(t->runtime[c].empirical_s);
+    for (size_t k = 0; k < t->n_by_size; k++)
+        free(t->by_size[k].runtime.empirical_s);
+    free(t->by_size);
 }
 
 void workload_spec_release(struct workload_spec *s)
@@ -50,6 +53,7 @@ void team_spec_init(struct team_spec *t, enum job_class cls)
     for (int c = 0; c < JOB_CLASS_COUNT; c++)
         t->runtime[c].dist = (struct distribution){DIST_FIXED, 3600, 0};
     t->limit_factor = 1;
+    t->replicas = 1;
 }
 
 struct team_spec *workload_spec_add_team(struct workload_spec *s)
@@ -269,14 +273,22 @@ static int synth_team(const struct team_spec *t, size_t index, int32_t team_id, 
         double ug = pcg32_unit(&sizes); /* drawn even with one choice: two uniforms per job */
         int32_t gpus = t->n_gpus ? t->gpus[synth_pick(t->gpu_weights, t->n_gpus, ug)] : 1;
         size_t c = synth_pick(t->class_weights, JOB_CLASS_COUNT, pcg32_unit(&sizes));
-        double rt = synth_runtime_s(&t->runtime[c], &durations);
+        const struct runtime_spec *rs = &t->runtime[c];
+        if (t->n_by_size) {
+            size_t k = 0;
+            while (k + 1 < t->n_by_size && gpus > t->by_size[k].up_to_gpus)
+                k++;
+            rs = &t->by_size[k].runtime;
+        }
+        double rt = synth_runtime_s(rs, &durations);
         struct job j = {.id = -1, .submit_us = at, .user = -1, .team = team_id, .status = -1,
                         .job_class = (int32_t)c};
         j.runtime_us = llround(rt * 1e6);
         j.limit_us = synth_limit_us(t, rt, j.runtime_us);
         j.slots = gpus;
-        if (synth_push(o, &j, 2 + (uint32_t)index, seq++, 0) != 0)
-            return -1;
+        for (int32_t r = 0; r < (t->is_service && t->replicas > 1 ? t->replicas : 1); r++)
+            if (synth_push(o, &j, 2 + (uint32_t)index, seq++, 0) != 0)
+                return -1;
     }
     return 0;
 }

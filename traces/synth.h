@@ -64,6 +64,15 @@ struct runtime_spec {
     size_t n_empirical;
 };
 
+/* Runtimes by size: a job of more GPUs than the previous entry's up_to_gpus
+ * and at most this one's takes this runtime instead of its class's (jobs
+ * larger than every entry: the last). fit writes them, since on real
+ * traces large jobs run longer, and losing that loses most of the work. */
+struct size_runtime {
+    int32_t up_to_gpus;
+    struct runtime_spec runtime;
+};
+
 struct team_spec {
     char name[TEAM_NAME_MAX];
     double jobs_per_hour;
@@ -80,6 +89,14 @@ struct team_spec {
     double limit_round_s;  /* rounded up to a multiple of this (0 = exact) */
     double growth_per_quarter;
     int32_t priority;
+    struct size_runtime *by_size; /* sorted by up_to_gpus; none: the class runtimes */
+    size_t n_by_size;
+    /* services: each arrival deploys `replicas` jobs (same submission and
+     * lifetime) that restart in place after a failure, out service_restart_s
+     * (models/simulation.h); 0: batch jobs */
+    int is_service;
+    int32_t replicas;
+    double service_restart_s;
 };
 
 struct workload_spec {

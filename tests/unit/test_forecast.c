@@ -205,8 +205,62 @@ static void test_long_jobs_short_horizon(void)
     scenario_release(&s);
 }
 
+/* Services restart in place after a failure: each failure costs at most
+ * one replica's restart (8 GPUs x 10 min here), and no replica goes back to
+ * the queue; the same jobs as batch jobs roll back and queue again. */
+static const char service_yaml[] = "seed: 9\n"
+                                   "cluster:\n"
+                                   "  partitions:\n"
+                                   "    - {name: all, node_type: H100-SXM, nodes: 8}\n"
+                                   "failures:\n"
+                                   "  categories:\n"
+                                   "    - {name: flaky, scope: node, rate_per_unit_hour: 0.002, repair: 4h}\n"
+                                   "workload:\n"
+                                   "  teams:\n"
+                                   "    - name: serving\n"
+                                   "      jobs_per_hour: 0.02\n"
+                                   "      gpus: {8: 1}\n"
+                                   "      classes: {inference: 1}\n"
+                                   "      runtime: {inference: 10d}\n"
+                                   "%s"
+                                   "horizon: {length: 13w, period: quarter, sample: 1d}\n"
+                                   "forecast: {replications: 1, policy: fcfs}\n";
+
+static void test_services_restart_in_place(void)
+{
+    char yaml[2048];
+    struct scenario s;
+    struct forecast_result shape;
+    struct forecast_replication svc, batch;
+    snprintf(yaml, sizeof yaml, service_yaml, "      service: {replicas: 2, restart: 10min}\n");
+    if (!CHECK_INT(run_one(yaml, &s, &shape, &svc), 0))
+        return;
+    const struct forecast_period p0 = svc.periods[0], *p = &p0;
+    CHECK(p->failures >= 5); /* 8 nodes x 0.002/h x 2184 h: about 35 */
+    CHECK(p->lost_gpu_hours > 0);
+    CHECK(p->lost_gpu_hours <= p->failures * 8 * (10.0 / 60) + 1e-9);
+    CHECK(p->jobs_submitted >= 2 && (int64_t)p->jobs_submitted % 2 == 0); /* two replicas per deployment */
+    if (getenv("FLEETSIM_TEST_VERBOSE"))
+        printf("  services: %.0f failures, %.1f GPU-h lost\n", p->failures, p->lost_gpu_hours);
+    forecast_replication_release(&svc, shape.n_periods);
+    forecast_result_release(&shape);
+    scenario_release(&s);
+
+    snprintf(yaml, sizeof yaml, service_yaml, "");
+    if (!CHECK_INT(run_one(yaml, &s, &shape, &batch), 0))
+        return;
+    /* batch inference jobs without checkpoints lose what they ran */
+    CHECK(batch.periods[0].lost_gpu_hours > 10 * p->failures * 8 * (10.0 / 60));
+    if (getenv("FLEETSIM_TEST_VERBOSE"))
+        printf("  batch: %.0f failures, %.1f GPU-h lost\n", batch.periods[0].failures, batch.periods[0].lost_gpu_hours);
+    forecast_replication_release(&batch, shape.n_periods);
+    forecast_result_release(&shape);
+    scenario_release(&s);
+}
+
 void suite_forecast(void)
 {
+    test_run("forecast services restart in place", test_services_restart_in_place);
     test_run("forecast offered load apart from the backlog", test_offered_load);
     test_run("forecast long jobs, short and partial horizons", test_long_jobs_short_horizon);
     test_run("forecast replication deterministic", test_replication_deterministic);
