@@ -296,20 +296,88 @@ static int by_size_fill(struct fill *f, yaml_node_t *m, struct team_spec *t, siz
         int64_t up_to = 0;
         struct size_runtime sr;
         memset(&sr, 0, sizeof sr);
-        if (fill_int(f, item, "workload.teams[].runtime_by_gpus[].up_to", &up_to) != READER_GIVEN ||
-            reader_distribution(f->r, item, "workload.teams[].runtime_by_gpus[].runtime", shown, &sr.runtime.dist) !=
-                READER_GIVEN)
+        if (fill_int(f, item, "workload.teams[].runtime_by_gpus[].up_to", &up_to) != READER_GIVEN)
             continue;
+        yaml_node_t *rt = reader_get(f->r, item, "runtime");
+        if (rt && rt->type == YAML_MAPPING_NODE && reader_key(f->r, rt, "empirical")) {
+            if (reader_key(f->r, rt, "distribution")) {
+                reader_error(f->r, rt, "key '%s' gives both 'distribution' and 'empirical': give one", shown);
+                continue;
+            }
+            if (empirical_fill(f, reader_get(f->r, rt, "empirical"), &sr.runtime, shown,
+                               "workload.teams[].runtime_by_gpus[].runtime") != 0)
+                return -1;
+            if (!sr.runtime.n_empirical)
+                continue;
+        } else if (rt && rt->type == YAML_MAPPING_NODE && !reader_key(f->r, rt, "distribution")) {
+            reader_error(f->r, rt, "missing key 'distribution' in '%s' (or give 'empirical: [...]')", shown);
+            continue;
+        } else if (reader_distribution(f->r, item, "workload.teams[].runtime_by_gpus[].runtime", shown,
+                                       &sr.runtime.dist) != READER_GIVEN) {
+            continue;
+        }
         if (t->n_by_size && up_to <= t->by_size[t->n_by_size - 1].up_to_gpus) {
             reader_error(f->r, reader_get(f->r, item, "up_to"),
                          "key '%s[%zu].up_to' is %lld, not above the previous entry's %d: give size classes in "
                          "increasing order",
                          prefix, i, (long long)up_to, (int)t->by_size[t->n_by_size - 1].up_to_gpus);
+            free(sr.runtime.empirical_s);
             continue;
         }
         sr.up_to_gpus = (int32_t)up_to;
         t->by_size[t->n_by_size++] = sr;
     }
+    return 0;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static int limits_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    yaml_node_t *list = reader_get(f->r, m, "limits");
+    size_t n = reader_count(list);
+    if (!n)
+        return 0;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct schema_value sv;
+        if (reader_scalar(f->r, reader_item(f->r, list, i), "workload.teams[].limits[]", &sv) != READER_GIVEN) {
+            free(v);
+            return 0;
+        }
+        v[i] = sv.num;
+    }
+    qsort(v, n, sizeof *v, cmp_double); /* the draw needs them sorted; the file's order does not matter */
+    t->limits_s = v;
+    t->n_limits = n;
+    return 0;
+}
+
+static int batch_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    yaml_node_t *list = reader_get(f->r, m, "batch");
+    size_t n = reader_count(list);
+    if (!n)
+        return 0;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct schema_value sv;
+        if (reader_scalar(f->r, reader_item(f->r, list, i), "workload.teams[].batch[]", &sv) != READER_GIVEN) {
+            free(v);
+            return 0;
+        }
+        v[i] = sv.num;
+    }
+    t->batch_sizes = v;
+    t->n_batch = n;
     return 0;
 }
 
@@ -345,7 +413,8 @@ static int team_fill(struct fill *f, yaml_node_t *list, size_t index)
     if (bursts_fill(f, m, t, index) != 0 || gpus_fill(f, m, t, index) != 0)
         return -1;
     classes_fill(f, m, t, index);
-    if (runtime_fill(f, m, t, index) != 0 || by_size_fill(f, m, t, index) != 0)
+    if (runtime_fill(f, m, t, index) != 0 || by_size_fill(f, m, t, index) != 0 || limits_fill(f, m, t) != 0 ||
+        batch_fill(f, m, t) != 0)
         return -1;
     service_fill(f, m, t);
     fill_number(f, m, "workload.teams[].limit_factor", &t->limit_factor);
@@ -445,7 +514,7 @@ static void check_fit(struct fill *f, yaml_node_t *team, const struct team_spec 
             continue;
         reader_error(f->r, key,
                      "key 'workload.teams[%zu].gpus.%d' asks for %d GPUs, more than the whole cluster has (%lld, "
-                     "orders included): %.0f%% of the jobs of team '%s' could never start",
+                     "orders included): %.1f%% of the jobs of team '%s' could never start",
                      index, (int)g, (int)g, (long long)whole, sum > 0 ? 100 * w / sum : 0, t->name);
     }
 }

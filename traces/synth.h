@@ -13,10 +13,12 @@
  * Every random purpose of every team has its own PCG stream (arrivals,
  * sizes, durations; index = team), so the jobs a seed generates never depend
  * on the policy, the cluster, or on other teams. Jobs are sorted by submit
- * time; ids count from 1. Each accepted job takes exactly two uniforms from
- * its team's sizes stream (GPU count, class) and one from its durations
- * stream (inverse CDF or empirical index), so changing a team's job mix
- * leaves its arrival times unchanged, and vice versa.
+ * time; ids count from 1. Each accepted arrival takes exactly two uniforms
+ * from its team's sizes stream (GPU count, class) and one from its
+ * durations stream (inverse CDF or empirical index; a second one with
+ * observed limits), so changing a team's job mix leaves its arrival times
+ * unchanged, and vice versa. An arrival with a batch (job arrays) or a
+ * service deployment brings that many copies of its job.
  *
  * Calendar: growth counts from simulated time 0 (the scenario start), so a
  * team grows (1 + g)^(t / 13 w). Hour of day and day of week come from
@@ -90,6 +92,17 @@ struct team_spec {
     double growth_per_quarter;
     int32_t priority;
     struct size_runtime *by_size; /* sorted by up_to_gpus; none: the class runtimes */
+    /* requested times as users give them, sorted: a job's limit is drawn
+     * among those at least its runtime (one more uniform from its team's
+     * durations stream), else its runtime; none: limit_factor */
+    double *limits_s;
+    size_t n_limits;
+    /* jobs per arrival (job arrays, scripted submissions), resampled; an
+     * arrival brings that many jobs at once, and arrivals come at
+     * jobs_per_hour / their mean (one more uniform from the arrivals
+     * stream per arrival); none: one job per arrival */
+    double *batch_sizes;
+    size_t n_batch;
     size_t n_by_size;
     /* services: each arrival deploys `replicas` jobs (same submission and
      * lifetime) that restart in place after a failure, out service_restart_s
