@@ -11,6 +11,7 @@
 #include "models/simulation.h"
 #include "policies/registry.h"
 #include "scenarios/build.h"
+#include "scenarios/policy_teams.h"
 #include "sim/pcg32.h"
 
 static const char *const metric_names[FM_COUNT] = {
@@ -320,8 +321,10 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
             restart_us[t] = (sim_time)llround(s->workload.teams[t].service_restart_s * 1e6);
     models.service_restart_us = restart_us;
     models.n_service_teams = s->workload.n_teams;
-    char msg[256];
-    if (policy_registry_create(policy ? policy : s->forecast.policy, &ops, &state, msg, sizeof msg) != 0) {
+    char msg[256], resolved[POLICY_SPEC_MAX * 2];
+    if (policy_teams_resolve(&s->workload, policy ? policy : s->forecast.policy, resolved, sizeof resolved, msg,
+                             sizeof msg) != 0 ||
+        policy_registry_create(resolved, &ops, &state, msg, sizeof msg) != 0) {
         err_set(err, s->path, 0, 0, "%s", msg);
         goto done;
     }

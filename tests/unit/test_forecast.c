@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scenarios/forecast.h"
+#include "scenarios/policy_teams.h"
 #include "scenarios/scenario.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
@@ -258,8 +259,32 @@ static void test_services_restart_in_place(void)
     scenario_release(&s);
 }
 
+/* Team names in policy specs become the indices policies take. */
+static void test_policy_team_names(void)
+{
+    struct workload_spec w;
+    workload_spec_init(&w);
+    snprintf(workload_spec_add_team(&w)->name, TEAM_NAME_MAX, "research");
+    snprintf(workload_spec_add_team(&w)->name, TEAM_NAME_MAX, "serving");
+    char out[256], msg[256];
+    CHECK_INT(policy_teams_resolve(&w, "fcfs+easy+quota(guarantee=research:8;serving:4;-1:2,borrow=0)", out,
+                                   sizeof out, msg, sizeof msg),
+              0);
+    CHECK_STR(out, "fcfs+easy+quota(guarantee=0:8;1:4;-1:2,borrow=0)");
+    CHECK_INT(policy_teams_resolve(&w, "multifactor(half_life_s=3600,shares=serving:1.5)+easy", out, sizeof out, msg,
+                                   sizeof msg),
+              0);
+    CHECK_STR(out, "multifactor(half_life_s=3600,shares=1:1.5)+easy");
+    CHECK_INT(policy_teams_resolve(&w, "quota(guarantee=reserch:8)", out, sizeof out, msg, sizeof msg), -1);
+    CHECK_STR(msg, "policy 'quota(guarantee=reserch:8)' names team 'reserch', which the workload does not have; did "
+                   "you mean 'research'?");
+    CHECK_INT(policy_teams_resolve(&w, "fcfs", out, 3, msg, sizeof msg), -1);
+    workload_spec_release(&w);
+}
+
 void suite_forecast(void)
 {
+    test_run("forecast policy specs with team names", test_policy_team_names);
     test_run("forecast services restart in place", test_services_restart_in_place);
     test_run("forecast offered load apart from the backlog", test_offered_load);
     test_run("forecast long jobs, short and partial horizons", test_long_jobs_short_horizon);
