@@ -174,6 +174,10 @@ static int load_planner_scenario(const char *path, int quiet, struct scenario *s
  * the backlog (GPUs queued), which is the cluster's answer to it. */
 static void print_forecast_table(FILE *out, const struct forecast_result *r)
 {
+    if (!r->completed) { /* interrupted before any finished: no numbers, not zeros */
+        fprintf(out, "(0 of %u replications finished: nothing to report)\n", r->replications);
+        return;
+    }
     fprintf(out, "%-8s %18s %28s %18s %8s %9s %10s\n", r->period_name, "utilization", "wait p95 [p5-p95]",
             "offered mean/peak", "backlog", "capacity", "lost GPU-h");
     double too_big = 0;

@@ -220,7 +220,7 @@ static int write_waits(const char *dir, const struct forecast_digest *d, struct 
         fputc('\n', cf.dat.fp);
     }
     partial_note(cf.gp.fp, d);
-    fputs("set title 'Queue wait percentiles per period'\nset ylabel 'wait (hours, log scale; under 1 min at 1 min)'\n"
+    fputs("set title 'Queue wait percentiles per period'\nset ylabel 'wait (log scale; under 1 min drawn at 1 min)'\n"
           "set logscale y 10\nset yrange [0.0166:*]\n"
           "set ytics ('1 min' 0.0166667, '10 min' 0.166667, '1 h' 1, '4 h' 4, '1 d' 24, '1 w' 168, '4 w' 672, "
           "'26 w' 4368)\n"
@@ -244,7 +244,7 @@ static int write_wait_cdf(const char *dir, const struct forecast_digest *d, stru
           cf.dat.fp);
     FILE *gp = cf.gp.fp;
     fputs("set title 'Queue wait distribution per team (all replications pooled)'\n"
-          "set xlabel 'wait (hours, log scale; under 1 min at 1 min)'\nset ylabel 'share of started jobs'\n"
+          "set xlabel 'wait (log scale; under 1 min drawn at 1 min)'\nset ylabel 'share of started jobs'\n"
           "set yrange [0:1]\nset logscale x 10\nset xrange [0.0166:*]\n"
           "set xtics ('1 min' 0.0166667, '10 min' 0.166667, '1 h' 1, '4 h' 4, '1 d' 24, '1 w' 168, '4 w' 672)\n"
           "set key outside right vertical\n",
