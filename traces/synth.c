@@ -145,7 +145,8 @@ double synth_expected_jobs(const struct team_spec *t, sim_time start_us, sim_tim
         total += c * synth_growth_integral(t->growth_per_quarter, a_s, b_s);
         at = next;
     }
-    return total;
+    /* a service deployment brings its replicas (a batch's jobs are in the rate already) */
+    return t->is_service && t->replicas > 1 ? total * t->replicas : total;
 }
 
 /* An upper bound of the rate over [start_us, end_us) in jobs per second: the

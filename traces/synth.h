@@ -132,8 +132,9 @@ struct team_spec *workload_spec_add_team(struct workload_spec *s);
 /* The team's arrival rate in jobs per hour at simulated time at_us: profiles,
  * bursts and growth applied, as synth_generate draws it. */
 double synth_rate_per_hour(const struct team_spec *t, sim_time at_us, int64_t start_unix_s);
-/* The expected number of the team's arrivals in [start_us, end_us): the
- * integral of the rate, exact (piecewise by hour and burst edges). */
+/* The expected number of the team's jobs submitted in [start_us, end_us):
+ * the integral of the rate, exact (piecewise by hour and burst edges), times
+ * a service's replicas. */
 double synth_expected_jobs(const struct team_spec *t, sim_time start_us, sim_time end_us, int64_t start_unix_s);
 
 /* Generates the jobs submitted in [start_us, end_us) into w (initialised by
