@@ -55,6 +55,8 @@ assert d["meta"]["version"] and d["meta"]["kind"] == "forecast", d["meta"]
 assert d["scenario"]["seed"] == 42 and d["scenario"]["start_date"] == "2027-01-01", d["scenario"]
 assert d["replications"] == {"requested": 5, "completed": 5, "partial": False}, d["replications"]
 assert d["horizon"]["period"] == "quarter" and d["horizon"]["periods"] == 4, d["horizon"]
+assert d["horizon"]["last_period_partial"] is False and d["horizon"]["length_s"] == 4 * 91 * 86400, d["horizon"]
+assert [p["partial"] for p in d["periods"]] == [False] * 4 and d["periods"][3]["length_s"] == 91 * 86400
 assert len(d["periods"]) == 4
 for p in range(4):
     m = d["periods"][p]["metrics"]
@@ -137,6 +139,13 @@ grep -qF 'Q4 <span class="partial">(partial)</span>' "$TMP/r-short/index.html" &
   grep -q '^4 Q4\* ' "$TMP/r-short/utilization.dat" && grep -q 'last period partial' "$TMP/r-short/waits.gp" && pass ||
   fail "report: a partial last period is not flagged"
 grep -q 'partial' "$R1/utilization.gp" && fail "report: a whole last period flagged partial" || pass
+python3 - "$TMP/r-short/summary.json" <<'PY' && pass || fail "report: summary.json does not flag the partial last period"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["horizon"]["last_period_partial"] is True
+assert d["periods"][3]["partial"] is True and d["periods"][3]["length_s"] == 30 * 86400, d["periods"][3]
+assert d["periods"][2]["partial"] is False
+PY
 
 # determinism: another folder, and the same folder again
 check "report: second run" "$FIXTURE" "$TMP/r2"
