@@ -295,6 +295,10 @@ static int recommend_plan(struct forecast_digest *d)
  * against the backlog: a queue that grows is the symptom of a shortfall,
  * and counting it as demand would bill the same GPU-hours again every day
  * they wait. */
+/* The share of capacity past which the recommendation warns that waits
+ * climb steeply (queueing delay grows as 1 / (1 - load)). */
+#define TIGHT_LOAD 0.85
+
 static int recommend_capacity(struct forecast_digest *d)
 {
     uint32_t first = UINT32_MAX, worst = 0, tight = 0;
@@ -328,11 +332,26 @@ static int recommend_capacity(struct forecast_digest *d)
         fmt_count(c, sizeof c, worst_gap);
         fmt_count(e, sizeof e, pband(d, worst, FM_OFFERED_LOAD)->mean);
         forecast_digest_period_label(d, worst, l2, sizeof l2);
+        char q[32], tight_note[160] = "";
+        fmt_count(q, sizeof q, pband(d, worst, FM_BACKLOG)->mean);
+        /* waits climb steeply well before the load reaches capacity */
+        for (uint32_t p = 0; p < first; p++) {
+            double lp = pband(d, p, FM_OFFERED_LOAD)->mean, cp = pband(d, p, FM_CAPACITY)->mean;
+            if (cp > 0 && lp >= TIGHT_LOAD * cp) {
+                char lt[16];
+                forecast_digest_period_label(d, p, lt, sizeof lt);
+                snprintf(tight_note, sizeof tight_note, " Already in %s the load is %.0f%% of capacity, where waits "
+                                                        "climb steeply.",
+                         lt, 100 * lp / cp);
+                break;
+            }
+        }
         return add_line(d,
                         "The offered load outgrows capacity from %s (starting %s): %s GPUs of work submitted per "
                         "hour against %s GPUs present (%.0f%% short); the largest gap is %s GPUs, in %s (%s GPUs "
-                        "offered). Queues grow without bound where the load passes capacity.",
-                        l1, date, a, b, 100.0 * (load - cap) / cap, c, l2, e);
+                        "offered). Queues grow without bound where the load passes capacity: the backlog reaches "
+                        "%s GPUs queued in %s, which is the queue, not demand.%s",
+                        l1, date, a, b, 100.0 * (load - cap) / cap, c, l2, e, q, l2, tight_note);
     }
     if (!isfinite(tight_headroom))
         return 0;

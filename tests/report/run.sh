@@ -78,6 +78,8 @@ assert d["plan"]["orders"][0]["date"] == "2027-02-01", d["plan"]["orders"]
 assert [e["source"] for e in d["capacity"]["events"]] == ["placed", "plan"], d["capacity"]
 assert d["capacity"]["initial_gpus"] == 2048
 assert any("offered load outgrows capacity from Q3" in l and "2,120 GPUs of work" in l and "(4% short)" in l
+           and "the backlog reaches 102 GPUs queued in Q3, which is the queue, not demand" in l
+           and "Already in Q1 the load is 89% of capacity" in l
            for l in d["recommendation"]), d["recommendation"]
 assert not any("partial:" in l or "is partial" in l for l in d["recommendation"]), d["recommendation"]
 assert d["action_needed"] is True
