@@ -13,6 +13,7 @@
 
 #include "scenarios/fill.h"
 #include "sim/units.h"
+#include "traces/trace.h"
 
 /* Jobs one replication may synthesize: each costs about JOB_BYTES in the
  * workload, the simulator's per-job arrays and the waits, so this is about
@@ -519,6 +520,42 @@ static void check_fit(struct fill *f, yaml_node_t *team, const struct team_spec 
     }
 }
 
+/* A base trace's jobs larger than the whole cluster: a warning (the trace
+ * may come from a larger machine), counted, with their share of the work. */
+static int check_base_trace(struct fill *f, yaml_node_t *m, int64_t whole)
+{
+    const char *path = f->s->workload.base_trace;
+    if (!path || whole <= 0 || access(path, R_OK) != 0)
+        return 0;
+    struct workload w;
+    struct diag_list diags;
+    struct err err;
+    workload_init(&w);
+    diag_list_init(&diags, 1);
+    err_clear(&err);
+    if (trace_read(path, TRACE_AUTO, SWF_REPLAY, &w, &diags, &err) == 0) {
+        size_t big = 0;
+        double work = 0, big_work = 0;
+        for (size_t i = 0; i < w.n; i++) {
+            double x = (double)w.jobs[i].slots * (double)(w.jobs[i].runtime_us > 0 ? w.jobs[i].runtime_us : 0);
+            work += x;
+            if (w.jobs[i].slots > whole) {
+                big++;
+                big_work += x;
+            }
+        }
+        if (big)
+            reader_warning(f->r, reader_get(f->r, m, "trace"),
+                           "%zu of the %zu jobs of '%s' ask for more GPUs than the whole cluster has (%lld, orders "
+                           "included): they will never start (%.1f%% of the trace's work)",
+                           big, w.n, path, (long long)whole, work > 0 ? 100 * big_work / work : 0);
+    }
+    /* a trace that cannot be read is the forecast's to report, with its line */
+    workload_release(&w);
+    diag_list_release(&diags);
+    return 0;
+}
+
 int fill_workload_checks(struct fill *f, yaml_node_t *root)
 {
     struct scenario *s = f->s;
@@ -529,6 +566,7 @@ int fill_workload_checks(struct fill *f, yaml_node_t *root)
     check_growth(f, m, "base_growth_per_quarter", "workload.base_growth_per_quarter",
                  s->workload.base_growth_per_quarter);
     int64_t whole = f->cluster_ok ? whole_cluster_gpus(s) : 0;
+    check_base_trace(f, m, whole);
     double jobs = 0, most = -1;
     size_t biggest = 0;
     /* teams that failed their checks were not added: match by name */
