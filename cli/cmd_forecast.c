@@ -36,9 +36,10 @@ static const char forecast_usage[] =
     "usage: fleetsim forecast [options] SCENARIO\n"
     "\n"
     "Runs the scenario's Monte Carlo replications over its horizon (parallel worker\n"
-    "processes) and reports, per period: utilization, queue-wait p50/p95/p99, peak\n"
-    "demand (GPUs in use plus GPUs asked by queued jobs), capacity, GPU-hours per\n"
-    "team and failure losses, each with its spread across replications (mean and\n"
+    "processes) and reports, per period: utilization, queue-wait p50/p95/p99, the\n"
+    "offered load (GPU-hours submitted per hour, and its peak with unlimited capacity),\n"
+    "the backlog (GPUs queued), capacity, GPU-hours per team and failure losses, each\n"
+    "with its spread across replications (mean and\n"
     "5th-95th percentiles). The scenario needs workload and horizon sections\n"
     "('fleetsim help scenario').\n"
     "\n"
@@ -168,29 +169,50 @@ static int load_planner_scenario(const char *path, int quiet, struct scenario *s
     return CLI_OK;
 }
 
-/* The terminal's summary: one line per period. */
+/* The terminal's summary: one line per period. Demand is the offered load
+ * (what the workload asks for, with unlimited capacity), kept apart from
+ * the backlog (GPUs queued), which is the cluster's answer to it. */
 static void print_forecast_table(FILE *out, const struct forecast_result *r)
 {
-    fprintf(out, "%-8s %18s %28s %20s %9s %10s\n", r->period_name, "utilization", "wait p95 [p5-p95]",
-            "peak demand p50/p95", "capacity", "lost GPU-h");
+    if (!r->completed) { /* interrupted before any finished: no numbers, not zeros */
+        fprintf(out, "(0 of %u replications finished: nothing to report)\n", r->replications);
+        return;
+    }
+    fprintf(out, "%-8s %18s %28s %18s %8s %9s %10s\n", r->period_name, "utilization", "wait p95 [p5-p95]",
+            "offered mean/peak", "backlog", "capacity", "lost GPU-h");
+    double too_big = 0;
     for (uint32_t p = 0; p < r->n_periods; p++) {
         struct forecast_band u = forecast_band_of(r, p, FM_UTILIZATION);
         struct forecast_band w = forecast_band_of(r, p, FM_WAIT_P95);
-        struct forecast_band d = forecast_band_of(r, p, FM_PEAK_DEMAND);
+        struct forecast_band o = forecast_band_of(r, p, FM_OFFERED_LOAD);
+        struct forecast_band op = forecast_band_of(r, p, FM_OFFERED_PEAK);
+        struct forecast_band b = forecast_band_of(r, p, FM_BACKLOG);
         struct forecast_band c = forecast_band_of(r, p, FM_CAPACITY);
         struct forecast_band l = forecast_band_of(r, p, FM_LOST_GPU_HOURS);
-        char wm[24], w5[24], w95[24], util[40], wait[80], demand[40];
+        too_big += forecast_band_of(r, p, FM_JOBS_TOO_BIG).mean;
+        char wm[24], w5[24], w95[24], util[40], wait[80], offered[40], label[16];
         forecast_digest_format_wait(wm, sizeof wm, w.mean);
         forecast_digest_format_wait(w5, sizeof w5, w.p5);
         forecast_digest_format_wait(w95, sizeof w95, w.p95);
         snprintf(util, sizeof util, "%.3f [%.3f-%.3f]", u.mean, u.p5, u.p95);
         snprintf(wait, sizeof wait, "%s [%s-%s]", wm, w5, w95);
-        snprintf(demand, sizeof demand, "%.0f / %.0f", d.p50, d.p95);
-        fprintf(out, "%-8u %18s %28s %20s %9.0f %10.0f\n", p + 1, util, wait, demand, c.mean, l.mean);
+        snprintf(offered, sizeof offered, "%.0f / %.0f", o.mean, op.mean);
+        int cut = r->last_period_partial && p + 1 == r->n_periods;
+        snprintf(label, sizeof label, "%u%s", p + 1, cut ? "*" : "");
+        fprintf(out, "%-8s %18s %28s %18s %8.0f %9.0f %10.0f\n", label, util, wait, offered, b.mean, c.mean, l.mean);
     }
-    fprintf(out, "(%u of %u replications%s; GPUs; waits of jobs submitted in the period, unstarted ones counted "
-                 "to the horizon's end)\n",
+    fprintf(out, "(%u of %u replications%s; GPUs, means over replications; offered: GPU-hours submitted per hour "
+                 "and its peak with unlimited capacity; backlog: most GPUs queued at once; waits of jobs submitted "
+                 "in the period, unstarted ones counted to the horizon's end)\n",
             r->completed, r->replications, r->partial ? ", PARTIAL" : "");
+    if (r->last_period_partial) {
+        char len[32];
+        forecast_digest_format_wait(len, sizeof len, (double)forecast_period_length_us(r, r->n_periods - 1) / 1e6);
+        fprintf(out, "(* the horizon ends %s into %s %u: a partial %s)\n", len, r->period_name, r->n_periods,
+                r->period_name);
+    }
+    if (too_big > 0)
+        fprintf(out, "(%.0f jobs per replication ask for more GPUs than the whole cluster and never start)\n", too_big);
 }
 
 static json_t *forecast_json(const struct forecast_result *r)
@@ -199,6 +221,8 @@ static json_t *forecast_json(const struct forecast_result *r)
     for (uint32_t p = 0; p < r->n_periods; p++) {
         json_t *o = json_object();
         json_object_set_new(o, "period", json_integer(p + 1));
+        json_object_set_new(o, "length_s", json_real((double)forecast_period_length_us(r, p) / 1e6));
+        json_object_set_new(o, "partial", json_boolean(r->last_period_partial && p + 1 == r->n_periods));
         for (int m = 0; m < FM_COUNT; m++) {
             struct forecast_band b = forecast_band_of(r, p, (enum forecast_metric)m);
             json_object_set_new(o, forecast_metric_name((enum forecast_metric)m),
@@ -469,7 +493,7 @@ static int run_variant(const struct planner_args *a, struct scenario *s, const c
 static void print_compare(FILE *out, const struct variant *v, size_t n)
 {
     for (int m = 0; m < 3; m++) {
-        enum forecast_metric metric = m == 0 ? FM_UTILIZATION : m == 1 ? FM_WAIT_P95 : FM_PEAK_DEMAND;
+        enum forecast_metric metric = m == 0 ? FM_UTILIZATION : m == 1 ? FM_WAIT_P95 : FM_OFFERED_LOAD;
         fprintf(out, "%s (mean over replications)\n%-8s", forecast_metric_name(metric), "period");
         /* the end of a name tells the variants apart (the sweep values) */
         for (size_t i = 0; i < n; i++) {

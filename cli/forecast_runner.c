@@ -59,8 +59,8 @@ static int encode(const struct forecast_result *shape, const struct forecast_rep
     }
     for (uint32_t k = 0; k < shape->n_samples; k++) {
         const struct forecast_sample *s = &rep->samples[k];
-        rc |= dbuf_put(b, s->capacity_gpus) | dbuf_put(b, s->in_use_gpus) | dbuf_put(b, s->demand_gpus) |
-              dbuf_put(b, s->queue_jobs);
+        rc |= dbuf_put(b, s->capacity_gpus) | dbuf_put(b, s->in_use_gpus) | dbuf_put(b, s->backlog_gpus) |
+              dbuf_put(b, s->queue_jobs) | dbuf_put(b, s->offered_gpus);
     }
     for (size_t t = 0; t < shape->n_teams; t++)
         rc |= dbuf_put(b, (double)rep->team_n_waits[t]);
@@ -72,7 +72,7 @@ static int encode(const struct forecast_result *shape, const struct forecast_rep
 
 static int decode(const struct forecast_result *shape, const double *v, size_t n, struct forecast_replication *rep)
 {
-    size_t at = 0, need = (size_t)shape->n_periods * (FM_COUNT + shape->n_teams) + (size_t)shape->n_samples * 4 + shape->n_teams;
+    size_t at = 0, need = (size_t)shape->n_periods * (FM_COUNT + shape->n_teams) + (size_t)shape->n_samples * FORECAST_SAMPLE_FIELDS + shape->n_teams;
     if (n < need)
         return -1;
     memset(rep, 0, sizeof *rep);
@@ -84,12 +84,8 @@ static int decode(const struct forecast_result *shape, const double *v, size_t n
         return -1;
     for (uint32_t p = 0; p < shape->n_periods; p++) {
         struct forecast_period *fp = &rep->periods[p];
-        double m[FM_COUNT];
         for (int k = 0; k < FM_COUNT; k++)
-            m[k] = v[at++];
-        *fp = (struct forecast_period){m[FM_UTILIZATION], m[FM_WAIT_P50], m[FM_WAIT_P95], m[FM_WAIT_P99],
-                                       m[FM_WAIT_MEAN], m[FM_PEAK_DEMAND], m[FM_CAPACITY], m[FM_LOST_GPU_HOURS],
-                                       m[FM_FAILURES], m[FM_JOBS_SUBMITTED], m[FM_JOBS_STARTED], NULL};
+            *forecast_period_field(fp, (enum forecast_metric)k) = v[at++];
         fp->team_gpu_hours = calloc(shape->n_teams, sizeof *fp->team_gpu_hours);
         if (!fp->team_gpu_hours)
             return -1;
@@ -97,8 +93,8 @@ static int decode(const struct forecast_result *shape, const double *v, size_t n
             fp->team_gpu_hours[t] = v[at++];
     }
     for (uint32_t k = 0; k < shape->n_samples; k++) {
-        rep->samples[k] = (struct forecast_sample){v[at], v[at + 1], v[at + 2], v[at + 3]};
-        at += 4;
+        rep->samples[k] = (struct forecast_sample){v[at], v[at + 1], v[at + 2], v[at + 3], v[at + 4]};
+        at += FORECAST_SAMPLE_FIELDS;
     }
     size_t total = 0;
     for (size_t t = 0; t < shape->n_teams; t++) {

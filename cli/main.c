@@ -12,7 +12,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"forecast", cmd_forecast, "Monte Carlo forecast of a scenario: utilization, waits, peak demand per period"},
+    {"forecast", cmd_forecast, "Monte Carlo forecast of a scenario: utilization, waits, offered load and backlog per period"},
     {"plan", cmd_plan, "the cheapest purchase orders that keep a queue-wait SLO in every period"},
     {"compare", cmd_compare, "forecast several scenarios (or a scenario's sweep) side by side"},
     {"fit", cmd_fit, "fit a scenario's workload section to a trace, with the goodness of fit"},

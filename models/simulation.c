@@ -660,6 +660,9 @@ static int on_arrival(struct host *h, uint32_t wi)
     } else if (j->slots > h->c->total_slots) {
         r->outcome = SIM_JOB_SKIPPED_TOO_BIG;
         h->res->stats.skipped_too_big++;
+        int64_t period = period_of(h, engine_now(&h->eng));
+        if (period >= 0)
+            h->res->periods[period].jobs_too_big++;
     } else if (enqueue(h, wi) != 0) {
         return -1;
     }
@@ -740,6 +743,36 @@ static int interrupt(struct host *h, uint32_t s)
     return enqueue(h, wi);
 }
 
+static int is_service(const struct host *h, const struct job *j)
+{
+    const struct sim_models *m = h->models;
+    return m && m->service_restart_us && j->team >= 0 && (size_t)j->team < m->n_service_teams &&
+           m->service_restart_us[j->team] > 0;
+}
+
+/* A failure hit a service replica at running slot s: it restarts in place,
+ * keeping its GPUs and its place, out of service for its restart time (or
+ * what is left of its lifetime). Nothing rolls back and nothing queues
+ * again: a failure costs a service minutes of one replica, not days of
+ * work and a trip through the queue. */
+static void restart_in_place(struct host *h, uint32_t s)
+{
+    sim_time now = engine_now(&h->eng);
+    uint32_t wi = h->running_w[s];
+    const struct job *j = &h->w->jobs[wi];
+    struct progress *p = &h->prog[s];
+    progress_catch_up(p, now);
+    double left_us = p->rate > 0 ? p->work_left_us / p->rate : 0;
+    double restart_us = (double)h->models->service_restart_us[j->team];
+    double out_us = restart_us < left_us ? restart_us : left_us;
+    h->res->stats.lost_slot_us += out_us * (double)j->slots;
+    int64_t period = period_of(h, now);
+    if (period >= 0)
+        h->res->periods[period].lost_slot_us += out_us * (double)j->slots;
+    h->res->stats.interruptions++;
+    h->res->jobs[wi].interruptions++;
+}
+
 /* ---- failures, repairs, deliveries, retirements ---- */
 
 static int schedule_failure(struct host *h, uint32_t node)
@@ -784,6 +817,11 @@ static int on_failure(struct host *h, uint32_t node)
         for (uint32_t k = 0; k < r->alloc_count && !hit; k++)
             hit = h->allocs[r->alloc_first + k].node == (int32_t)node;
         if (!hit) {
+            s++;
+            continue;
+        }
+        if (is_service(h, &h->w->jobs[h->running_w[s]])) {
+            restart_in_place(h, s);
             s++;
             continue;
         }
@@ -848,7 +886,7 @@ static int on_retirement(struct host *h, size_t index)
 static int on_sample(struct host *h, uint32_t k)
 {
     h->res->samples[k] = (struct sim_sample){(double)h->present_slots, (double)h->in_use_slots,
-                                             (double)(h->in_use_slots + h->queued_slots), (double)h->n_queued};
+                                             (double)h->queued_slots, (double)h->n_queued};
     if (k + 1 < h->opt->n_samples &&
         !engine_schedule(&h->eng, h->opt->period_start_us + (sim_time)(k + 1) * h->opt->sample_us, EVENT_CLASS_TIMER,
                          SIM_EV_SAMPLE, k + 1, 0))
@@ -1143,9 +1181,8 @@ static int handle_instant_end(void *ctx, sim_time now)
         return -1;
     int64_t period = period_of(h, now);
     if (period >= 0) {
-        double demand = (double)(h->in_use_slots + h->queued_slots);
-        if (demand > h->res->periods[period].peak_demand_slots)
-            h->res->periods[period].peak_demand_slots = demand;
+        if ((double)h->queued_slots > h->res->periods[period].peak_queued_slots)
+            h->res->periods[period].peak_queued_slots = (double)h->queued_slots;
     }
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
@@ -1360,6 +1397,11 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
         res->stats.node_up_us -= dt * (double)h.up_nodes;
         res->stats.node_present_us -= dt * (double)h.present_nodes;
     }
+    /* attempts still running where the run stopped (a horizon) were busy
+     * up to there: periods count them, or a horizon full of long jobs
+     * would read as idle */
+    for (uint32_t s = 0; res->periods && s < h.n_running; s++)
+        record_busy(&h, &w->jobs[h.running_w[s]], h.prog[s].attempt_start_us, stop);
     for (size_t i = 0; i < w->n; i++)
         if (res->jobs[i].outcome == SIM_JOB_UNFINISHED)
             res->stats.unfinished++;

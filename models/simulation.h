@@ -23,7 +23,10 @@
  * replay also has: node types with speed factors and a fabric with contention
  * (models/runtime_model.h), so a running job progresses at a rate and its
  * end moves when the rate changes; failures that take nodes down and kill,
- * checkpoint-roll-back and requeue the jobs on them (models/failures.h); and
+ * checkpoint-roll-back and requeue the jobs on them (models/failures.h),
+ * except service replicas (jobs of a team with a restart time in
+ * sim_models.service_restart_us), which restart in place: they keep their
+ * GPUs and lose only their restart time; and
  * nodes that arrive by purchase order or leave by retirement
  * (models/procurement.h). Simulated time 0 is the scenario's start. Without
  * models the replay is the foundation's, bit for bit.
@@ -100,6 +103,11 @@ struct sim_models {
     double comm_fraction[JOB_CLASS_COUNT];
     enum job_class default_class;
     uint64_t seed;
+    /* services: jobs of team t (t < n_service_teams) with
+     * service_restart_us[t] > 0 restart in place after a failure, out that
+     * long, instead of rolling back and queueing again. NULL: none. */
+    const sim_time *service_restart_us;
+    size_t n_service_teams;
 };
 
 /* Measurements per period of a horizon (planner forecasts). */
@@ -107,13 +115,14 @@ struct sim_period_stats {
     double busy_slot_us;     /* slot time used by attempts, overlapping the period */
     double capacity_slot_us; /* slot time present */
     double lost_slot_us;     /* work lost to failures in the period, x slots */
-    double peak_demand_slots; /* max of slots in use + slots asked by queued jobs */
+    double peak_queued_slots; /* the backlog: max of slots asked by queued jobs */
     uint64_t failures;
+    uint64_t jobs_too_big;    /* arrivals larger than the whole cluster (skipped) */
 };
 
 /* A sample of the time series, taken every sample_us. */
 struct sim_sample {
-    double capacity_slots, in_use_slots, demand_slots, queue_jobs;
+    double capacity_slots, in_use_slots, queued_slots, queue_jobs;
 };
 
 /* What happens first at one instant, and how often the policy is asked

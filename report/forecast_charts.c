@@ -8,7 +8,11 @@
 #include "report/gnuplot.h"
 #include "sim/atomic_file.h"
 
-enum { CHART_W = 900, CHART_H = 420 };
+enum { CHART_W = 900, CHART_H = 440, CHART_FONT_PT = 14 };
+
+/* Waits are drawn on a log scale, which has no zero: shorter waits sit on
+ * this floor (one minute, in hours), and the axis says so. */
+#define WAIT_FLOOR_H (1.0 / 60)
 
 struct chart_files {
     struct atomic_file dat, gp;
@@ -30,6 +34,11 @@ static int open_files(struct chart_files *cf, const char *dir, const char *name,
     snprintf(svg, sizeof svg, "%s.svg", name);
     snprintf(gp, sizeof gp, "%s.gp", name);
     gnuplot_write_preamble(cf->gp.fp, gp, svg, CHART_W, CHART_H);
+    /* the page shows charts at about their size: 14 pt reads there, the
+     * preamble's 10 pt did not */
+    fprintf(cf->gp.fp, "set terminal svg size %d,%d fixed noenhanced font \"%s,%d\" background \"#ffffff\"\n"
+                       "set output outfile\nset title font \",%d\"\n",
+            CHART_W, CHART_H, GNUPLOT_FONT, CHART_FONT_PT, CHART_FONT_PT + 2);
     return 0;
 }
 
@@ -86,11 +95,44 @@ static void period_axis(FILE *gp, const struct forecast_digest *d, const char *d
     fprintf(dat, "# period label %s\n", dat_header);
 }
 
+/* A partial last period (the horizon ends inside it) is labelled "Q4*". */
+static int period_partial(const struct forecast_digest *d, uint32_t p)
+{
+    return d->r->last_period_partial && p + 1 == d->n_periods;
+}
+
 static void period_key(FILE *dat, const struct forecast_digest *d, uint32_t p)
 {
     char label[16];
     forecast_digest_period_label(d, p, label, sizeof label);
-    fprintf(dat, "%u %s", p + 1, label);
+    fprintf(dat, "%u %s%s", p + 1, label, period_partial(d, p) ? "*" : "");
+}
+
+/* A note under a period chart when the last period is partial. */
+static void partial_note(FILE *gp, const struct forecast_digest *d)
+{
+    if (d->n_periods && period_partial(d, d->n_periods - 1))
+        fputs("set label 'last period partial (*): the horizon ends inside it' at graph 0.01, graph 0.97 "
+              "left font \",12\" tc rgb \"#cb181d\"\n",
+              gp);
+}
+
+static double wait_h(double s)
+{
+    double h = s / 3600;
+    return isfinite(h) && h > WAIT_FLOOR_H ? h : WAIT_FLOOR_H;
+}
+
+/* The SLO as a dashed line on a wait chart (hours on y), with its words in
+ * the key; nothing without one. */
+static void slo_plot(FILE *gp, const struct forecast_digest *d)
+{
+    if (!d->has_slo)
+        return;
+    char thr[32], y[CSV_NUMBER_MAX];
+    forecast_digest_format_wait(thr, sizeof thr, d->slo_threshold_s);
+    csv_format_number(y, sizeof y, d->slo_threshold_s / 3600, "0");
+    fprintf(gp, ", \\\n     %s with lines dt 2 lw 2.5 lc rgb \"#000000\" title 'SLO %s <= %s'", y, d->slo_metric, thr);
 }
 
 static const struct forecast_band *pband(const struct forecast_digest *d, uint32_t p, enum forecast_metric m)
@@ -103,28 +145,30 @@ static const struct forecast_band *sband(const struct forecast_digest *d, uint32
     return &d->sample_bands[(size_t)s * SAMPLE_FIELDS + f];
 }
 
+/* Capacity against the offered load (what the workload asks for with
+ * unlimited capacity), never against the backlog, which would dwarf both. */
 static int write_capacity(const char *dir, const struct forecast_digest *d, struct err *err)
 {
     struct chart_files cf;
     if (open_files(&cf, dir, "capacity", err))
         return -1;
-    fprintf(cf.dat.fp, "# %s capacity_gpus_mean demand_gpus_p5 demand_gpus_p50 demand_gpus_p95 in_use_gpus_mean\n",
+    fprintf(cf.dat.fp, "# %s capacity_gpus_mean offered_gpus_p5 offered_gpus_p50 offered_gpus_p95 in_use_gpus_mean\n",
             d->has_dates ? "time_unix_s" : "time_days");
     for (uint32_t s = 0; s < d->n_samples; s++) {
         csv_write_dat_number(cf.dat.fp, time_x(d, forecast_digest_sample_time(d, s)));
         num(cf.dat.fp, sband(d, s, SAMPLE_CAPACITY)->mean);
-        num(cf.dat.fp, sband(d, s, SAMPLE_DEMAND)->p5);
-        num(cf.dat.fp, sband(d, s, SAMPLE_DEMAND)->p50);
-        num(cf.dat.fp, sband(d, s, SAMPLE_DEMAND)->p95);
+        num(cf.dat.fp, sband(d, s, SAMPLE_OFFERED)->p5);
+        num(cf.dat.fp, sband(d, s, SAMPLE_OFFERED)->p50);
+        num(cf.dat.fp, sband(d, s, SAMPLE_OFFERED)->p95);
         num(cf.dat.fp, sband(d, s, SAMPLE_IN_USE)->mean);
         fputc('\n', cf.dat.fp);
     }
     FILE *gp = cf.gp.fp;
     time_axis(gp, d);
-    fputs("set title 'Capacity and demand'\nset ylabel 'GPUs'\nset yrange [0:*]\n"
+    fputs("set title 'Capacity and offered load'\nset ylabel 'GPUs (reference-GPU equivalents)'\nset yrange [0:*]\n"
           "plot 'capacity.dat' using 1:3:5 with filledcurves fs transparent solid 0.35 noborder "
-          "lc rgb \"#6baed6\" title 'demand p5-p95', \\\n"
-          "     '' using 1:4 with lines lw 1.5 lc rgb \"#2171b5\" title 'demand p50', \\\n"
+          "lc rgb \"#6baed6\" title 'offered load p5-p95', \\\n"
+          "     '' using 1:4 with lines lw 1.5 lc rgb \"#2171b5\" title 'offered load p50', \\\n"
           "     '' using 1:6 with lines lw 1.5 lc rgb \"#31a354\" title 'in use (mean)', \\\n"
           "     '' using 1:2 with steps lw 2.5 lc rgb \"#cb181d\" title 'capacity (mean)'\n",
           gp);
@@ -145,6 +189,7 @@ static int write_utilization(const char *dir, const struct forecast_digest *d, s
         num(cf.dat.fp, 100 * b->p95);
         fputc('\n', cf.dat.fp);
     }
+    partial_note(cf.gp.fp, d);
     fputs("set title 'Utilization per period'\nset ylabel 'busy / present GPU time (%)'\nset yrange [0:105]\n"
           "set boxwidth 0.6\n"
           "plot 'utilization.dat' using 1:3:xtic(2) with boxes fs solid 0.55 noborder lc rgb \"#6baed6\" "
@@ -168,19 +213,25 @@ static int write_waits(const char *dir, const struct forecast_digest *d, struct 
         period_key(cf.dat.fp, d, p);
         for (size_t k = 0; k < 3; k++) {
             const struct forecast_band *b = pband(d, p, ms[k]);
-            num(cf.dat.fp, b->mean / 3600);
-            num(cf.dat.fp, b->p5 / 3600);
-            num(cf.dat.fp, b->p95 / 3600);
+            num(cf.dat.fp, wait_h(b->mean));
+            num(cf.dat.fp, wait_h(b->p5));
+            num(cf.dat.fp, wait_h(b->p95));
         }
         fputc('\n', cf.dat.fp);
     }
-    fputs("set title 'Queue wait percentiles per period'\nset ylabel 'wait (hours)'\nset yrange [0:*]\n"
+    partial_note(cf.gp.fp, d);
+    fputs("set title 'Queue wait percentiles per period'\nset ylabel 'wait (log scale; under 1 min drawn at 1 min)'\n"
+          "set logscale y 10\nset yrange [0.0166:*]\n"
+          "set ytics ('1 min' 0.0166667, '10 min' 0.166667, '1 h' 1, '4 h' 4, '1 d' 24, '1 w' 168, '4 w' 672, "
+          "'26 w' 4368)\n"
+          "# bars: p5-p95 of each percentile across replications; points: their mean\n"
           "plot 'waits.dat' using ($1-0.15):3:4:5:xtic(2) with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"#74c476\" "
           "title 'p50', \\\n"
           "     '' using 1:6:7:8 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"#fd8d3c\" title 'p95', \\\n"
-          "     '' using ($1+0.15):9:10:11 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"#cb181d\" title 'p99'\n"
-          "# bars: p5-p95 of each percentile across replications; points: their mean\n",
+          "     '' using ($1+0.15):9:10:11 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"#cb181d\" title 'p99'",
           cf.gp.fp);
+    slo_plot(cf.gp.fp, d);
+    fputc('\n', cf.gp.fp);
     return close_files(&cf, err);
 }
 
@@ -193,7 +244,9 @@ static int write_wait_cdf(const char *dir, const struct forecast_digest *d, stru
           cf.dat.fp);
     FILE *gp = cf.gp.fp;
     fputs("set title 'Queue wait distribution per team (all replications pooled)'\n"
-          "set xlabel 'wait (hours)'\nset ylabel 'share of started jobs'\nset yrange [0:1]\nset xrange [0:*]\n"
+          "set xlabel 'wait (log scale; under 1 min drawn at 1 min)'\nset ylabel 'share of started jobs'\n"
+          "set yrange [0:1]\nset logscale x 10\nset xrange [0.0166:*]\n"
+          "set xtics ('1 min' 0.0166667, '10 min' 0.166667, '1 h' 1, '4 h' 4, '1 d' 24, '1 w' 168, '4 w' 672)\n"
           "set key outside right vertical\n",
           gp);
     int block = 0;
@@ -208,7 +261,7 @@ static int write_wait_cdf(const char *dir, const struct forecast_digest *d, stru
             fputc(*c < 0x20 ? ' ' : *c, cf.dat.fp);
         fputc('\n', cf.dat.fp);
         for (size_t k = 0; k < DIGEST_CDF_POINTS; k++) {
-            csv_write_dat_number(cf.dat.fp, w->cdf_s[k] / 3600);
+            csv_write_dat_number(cf.dat.fp, wait_h(w->cdf_s[k]));
             num(cf.dat.fp, (double)k / (DIGEST_CDF_POINTS - 1));
             fputc('\n', cf.dat.fp);
         }
@@ -226,7 +279,7 @@ static int write_queue(const char *dir, const struct forecast_digest *d, struct 
     struct chart_files cf;
     if (open_files(&cf, dir, "queue", err))
         return -1;
-    fprintf(cf.dat.fp, "# %s queue_jobs_mean queue_jobs_p5 queue_jobs_p95\n",
+    fprintf(cf.dat.fp, "# %s queue_jobs_mean queue_jobs_p5 queue_jobs_p95 backlog_gpus_mean\n",
             d->has_dates ? "time_unix_s" : "time_days");
     for (uint32_t s = 0; s < d->n_samples; s++) {
         const struct forecast_band *b = sband(d, s, SAMPLE_QUEUE);
@@ -234,13 +287,16 @@ static int write_queue(const char *dir, const struct forecast_digest *d, struct 
         num(cf.dat.fp, b->mean);
         num(cf.dat.fp, b->p5);
         num(cf.dat.fp, b->p95);
+        num(cf.dat.fp, sband(d, s, SAMPLE_BACKLOG)->mean);
         fputc('\n', cf.dat.fp);
     }
     time_axis(cf.gp.fp, d);
-    fputs("set title 'Queue length'\nset ylabel 'queued jobs'\nset yrange [0:*]\n"
+    fputs("set title 'Queue length and backlog'\nset ylabel 'queued jobs'\nset y2label 'backlog: GPUs queued'\n"
+          "set yrange [0:*]\nset y2range [0:*]\nset y2tics\n"
           "plot 'queue.dat' using 1:3:4 with filledcurves fs transparent solid 0.35 noborder lc rgb \"#fdae6b\" "
-          "title 'p5-p95', \\\n"
-          "     '' using 1:2 with lines lw 1.5 lc rgb \"#d94801\" title 'mean'\n",
+          "title 'queued jobs p5-p95', \\\n"
+          "     '' using 1:2 with lines lw 1.5 lc rgb \"#d94801\" title 'queued jobs (mean)', \\\n"
+          "     '' using 1:5 axes x1y2 with lines lw 1.5 dt 3 lc rgb \"#54278f\" title 'backlog GPUs (mean)'\n",
           cf.gp.fp);
     return close_files(&cf, err);
 }
@@ -332,19 +388,22 @@ static int write_plan(const char *dir, const struct forecast_digest *d, struct e
 }
 
 static const struct forecast_chart charts[] = {
-    {"capacity", "Capacity and demand",
-     "GPUs present (mean over replications) against demand: GPUs in use plus GPUs asked for by queued jobs; the "
-     "shaded band spans p5 to p95 of demand across replications.",
+    {"capacity", "Capacity and offered load",
+     "GPUs present (mean over replications) against the offered load: the GPUs the submitted jobs would hold if "
+     "capacity were unlimited, in reference-GPU equivalents; the shaded band spans p5 to p95 across replications. "
+     "Where the load stays above capacity the queue grows (see the backlog under Queue length).",
      write_capacity},
     {"utilization", "Utilization", "Busy share of the GPU time present, per period: mean and p5-p95 across replications.",
      write_utilization},
     {"waits", "Queue-wait percentiles",
-     "The p50, p95 and p99 of queue wait of the jobs submitted in each period: mean across replications, bars from "
-     "p5 to p95.",
+     "The p50, p95 and p99 of queue wait of the jobs submitted in each period, on a log scale: mean across "
+     "replications, bars from p5 to p95; the dashed line is the SLO when the scenario gives one.",
      write_waits},
     {"wait_cdf", "Queue-wait distribution per team",
      "Share of each team's started jobs that waited at most x hours, all replications pooled.", write_wait_cdf},
-    {"queue", "Queue length", "Jobs waiting over time: mean, and p5 to p95 across replications.", write_queue},
+    {"queue", "Queue length and backlog",
+     "Jobs waiting over time (mean, and p5 to p95 across replications) and the backlog: GPUs asked by them.",
+     write_queue},
     {"failures", "Failure losses",
      "Work lost to failures since the last checkpoint (GPU-hours) and node failures per period: mean and p5-p95.",
      write_failures},

@@ -13,8 +13,8 @@
 #define FLEETSIM_VERSION_STRING "unknown"
 #endif
 
-static const char *const sample_field_names[SAMPLE_FIELDS] = {"capacity_gpus", "in_use_gpus", "demand_gpus",
-                                                              "queue_jobs"};
+static const char *const sample_field_names[SAMPLE_FIELDS] = {"capacity_gpus", "in_use_gpus", "backlog_gpus",
+                                                              "queue_jobs", "offered_gpus"};
 
 static int open_in(struct atomic_file *f, const char *dir, const char *name, struct err *err)
 {
@@ -189,6 +189,8 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
     set(hz, "sample_s", seconds(r->sample_us), ok);
     set(hz, "samples", json_integer(d->n_samples), ok);
     set(hz, "start_s", seconds(r->start_us), ok);
+    set(hz, "length_s", r->horizon_us > 0 ? seconds(r->horizon_us) : json_null(), ok);
+    set(hz, "last_period_partial", json_boolean(r->last_period_partial), ok);
     set(root, "horizon", hz, ok);
 
     json_t *rec = json_array();
@@ -215,6 +217,8 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
         set(po, "label", json_string(label), ok);
         set(po, "start_s", seconds(t), ok);
         set(po, "start_date", date_or_null(d, t), ok);
+        set(po, "length_s", seconds(forecast_period_length_us(r, p)), ok);
+        set(po, "partial", json_boolean(r->last_period_partial && p + 1 == d->n_periods), ok);
         json_t *metrics = json_object();
         for (int m = 0; m < FM_COUNT; m++)
             set(metrics, forecast_metric_name((enum forecast_metric)m),

@@ -291,52 +291,78 @@ static int recommend_plan(struct forecast_digest *d)
                     d->r->period_name);
 }
 
+/* Capacity against the offered load (what the workload asks for), never
+ * against the backlog: a queue that grows is the symptom of a shortfall,
+ * and counting it as demand would bill the same GPU-hours again every day
+ * they wait. */
+/* The share of capacity past which the recommendation warns that waits
+ * climb steeply (queueing delay grows as 1 / (1 - load)). */
+#define TIGHT_LOAD 0.85
+
 static int recommend_capacity(struct forecast_digest *d)
 {
     uint32_t first = UINT32_MAX, worst = 0, tight = 0;
     double worst_gap = -INFINITY, tight_headroom = INFINITY;
     for (uint32_t p = 0; p < d->n_periods; p++) {
-        double peak = pband(d, p, FM_PEAK_DEMAND)->p95, cap = pband(d, p, FM_CAPACITY)->mean;
-        if (!isfinite(peak) || !isfinite(cap) || cap <= 0)
+        double load = pband(d, p, FM_OFFERED_LOAD)->mean, cap = pband(d, p, FM_CAPACITY)->mean;
+        if (!isfinite(load) || !isfinite(cap) || cap <= 0)
             continue;
-        if (peak > cap) {
+        if (load > cap) {
             if (first == UINT32_MAX)
                 first = p;
-            if (peak - cap > worst_gap) {
-                worst_gap = peak - cap;
+            if (load - cap > worst_gap) {
+                worst_gap = load - cap;
                 worst = p;
             }
         }
-        double headroom = (cap - peak) / cap;
+        double headroom = (cap - load) / cap;
         if (headroom < tight_headroom) {
             tight_headroom = headroom;
             tight = p;
         }
     }
-    char l1[16], l2[16], date[32], a[32], b[32], c[32];
+    char l1[16], l2[16], date[32], a[32], b[32], c[32], e[32];
     if (first != UINT32_MAX) {
         d->alarm = 1;
         forecast_digest_period_label(d, first, l1, sizeof l1);
         forecast_digest_when(d, forecast_digest_period_start(d, first), date, sizeof date);
-        double peak = pband(d, first, FM_PEAK_DEMAND)->p95, cap = pband(d, first, FM_CAPACITY)->mean;
-        fmt_count(a, sizeof a, peak);
+        double load = pband(d, first, FM_OFFERED_LOAD)->mean, cap = pband(d, first, FM_CAPACITY)->mean;
+        fmt_count(a, sizeof a, load);
         fmt_count(b, sizeof b, cap);
         fmt_count(c, sizeof c, worst_gap);
+        fmt_count(e, sizeof e, pband(d, worst, FM_OFFERED_LOAD)->mean);
         forecast_digest_period_label(d, worst, l2, sizeof l2);
+        char q[32], tight_note[160] = "";
+        fmt_count(q, sizeof q, pband(d, worst, FM_BACKLOG)->mean);
+        /* waits climb steeply well before the load reaches capacity */
+        for (uint32_t p = 0; p < first; p++) {
+            double lp = pband(d, p, FM_OFFERED_LOAD)->mean, cp = pband(d, p, FM_CAPACITY)->mean;
+            if (cp > 0 && lp >= TIGHT_LOAD * cp) {
+                char lt[16];
+                forecast_digest_period_label(d, p, lt, sizeof lt);
+                snprintf(tight_note, sizeof tight_note, " Already in %s the load is %.0f%% of capacity, where waits "
+                                                        "climb steeply.",
+                         lt, 100 * lp / cp);
+                break;
+            }
+        }
         return add_line(d,
-                        "Peak demand outgrows capacity from %s (starting %s): its p95 is %s GPUs against %s GPUs "
-                        "present (%.0f%% short); the largest shortfall is %s GPUs, in %s.",
-                        l1, date, a, b, 100.0 * (peak - cap) / cap, c, l2);
+                        "The offered load outgrows capacity from %s (starting %s): %s GPUs of work submitted per "
+                        "hour against %s GPUs present (%.0f%% short); the largest gap is %s GPUs, in %s (%s GPUs "
+                        "offered). Queues grow without bound where the load passes capacity: the backlog reaches "
+                        "%s GPUs queued in %s, which is the queue, not demand.%s",
+                        l1, date, a, b, 100.0 * (load - cap) / cap, c, l2, e, q, l2, tight_note);
     }
     if (!isfinite(tight_headroom))
         return 0;
     forecast_digest_period_label(d, tight, l1, sizeof l1);
-    fmt_count(a, sizeof a, pband(d, tight, FM_PEAK_DEMAND)->p95);
+    fmt_count(a, sizeof a, pband(d, tight, FM_OFFERED_LOAD)->mean);
     fmt_count(b, sizeof b, pband(d, tight, FM_CAPACITY)->mean);
+    fmt_count(c, sizeof c, pband(d, tight, FM_OFFERED_PEAK)->mean);
     return add_line(d,
-                    "Capacity covers the p95 of peak demand in every %s; the tightest is %s, with %.0f%% headroom "
-                    "(%s of %s GPUs).",
-                    d->r->period_name, l1, 100.0 * tight_headroom, a, b);
+                    "Capacity covers the offered load in every %s; the tightest is %s, with %.0f%% headroom "
+                    "(%s GPUs offered on average, %s at the peak, of %s GPUs).",
+                    d->r->period_name, l1, 100.0 * tight_headroom, a, c, b);
 }
 
 static int recommend_slo(struct forecast_digest *d)
@@ -352,7 +378,7 @@ static int recommend_slo(struct forecast_digest *d)
             if (om < sizeof met)
                 om += (size_t)snprintf(met + om, sizeof met - om, "%s%s", om ? ", " : "", l);
         } else if (ox < sizeof missed) {
-            ox += (size_t)snprintf(missed + ox, sizeof missed - ox, "%s%s (%.0f%% of replications)", ox ? ", " : "",
+            ox += (size_t)snprintf(missed + ox, sizeof missed - ox, "%s%s (met in %.0f%% of replications)", ox ? ", " : "",
                                    l, 100.0 * d->slo_share[p]);
         }
     }
@@ -397,6 +423,25 @@ static int recommend(struct forecast_digest *d)
             return -1;
     if (d->plan && recommend_plan(d))
         return -1;
+    double too_big = 0;
+    for (uint32_t p = 0; p < d->n_periods; p++)
+        too_big += pband(d, p, FM_JOBS_TOO_BIG)->mean;
+    if (too_big > 0) {
+        d->alarm = 1;
+        if (add_line(d, "About %.0f jobs per replication ask for more GPUs than the whole cluster has: they never "
+                        "start and are left out of the waits and the utilization.",
+                     too_big))
+            return -1;
+    }
+    if (r->last_period_partial && d->n_periods) {
+        char l[16], len[32];
+        forecast_digest_period_label(d, d->n_periods - 1, l, sizeof l);
+        forecast_digest_format_wait(len, sizeof len, (double)forecast_period_length_us(r, d->n_periods - 1) / 1e6);
+        if (add_line(d, "%s is partial: the horizon ends %s into it, so its capacity and load are averaged over "
+                        "that part only and its waits cover fewer jobs.",
+                     l, len))
+            return -1;
+    }
     if (recommend_capacity(d))
         return -1;
     if (d->has_slo && recommend_slo(d))

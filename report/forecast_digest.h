@@ -19,7 +19,8 @@
 #include "sim/err.h"
 
 enum { DIGEST_CDF_POINTS = 101, DIGEST_LABEL_MAX = 64, DIGEST_TEXT_MAX = 1024 };
-enum { SAMPLE_CAPACITY, SAMPLE_IN_USE, SAMPLE_DEMAND, SAMPLE_QUEUE, SAMPLE_FIELDS };
+/* the time series, in the order of forecast_band_sample's fields */
+enum { SAMPLE_CAPACITY, SAMPLE_IN_USE, SAMPLE_BACKLOG, SAMPLE_QUEUE, SAMPLE_OFFERED, SAMPLE_FIELDS };
 
 enum timeline_source { TIMELINE_PLACED, TIMELINE_PLAN, TIMELINE_RETIRE };
 

@@ -98,7 +98,8 @@ static const struct {
 } summary_cols[] = {
     {FM_UTILIZATION, "utilization", CELL_PCT},      {FM_WAIT_P50, "wait p50", CELL_WAIT},
     {FM_WAIT_P95, "wait p95", CELL_WAIT},           {FM_WAIT_P99, "wait p99", CELL_WAIT},
-    {FM_PEAK_DEMAND, "peak demand (GPUs)", CELL_COUNT}, {FM_CAPACITY, "capacity (GPUs)", CELL_COUNT},
+    {FM_OFFERED_LOAD, "offered load (GPUs)", CELL_COUNT}, {FM_OFFERED_PEAK, "offered peak (GPUs)", CELL_COUNT},
+    {FM_BACKLOG, "backlog (GPUs queued)", CELL_COUNT},   {FM_CAPACITY, "capacity (GPUs)", CELL_COUNT},
     {FM_LOST_GPU_HOURS, "lost GPU-hours", CELL_COUNT},  {FM_FAILURES, "failures", CELL_FIXED1},
     {FM_JOBS_SUBMITTED, "jobs submitted", CELL_COUNT},
 };
@@ -108,7 +109,8 @@ static void period_head_cell(FILE *fp, const struct forecast_digest *d, uint32_t
     char label[16], date[32];
     forecast_digest_period_label(d, p, label, sizeof label);
     forecast_digest_date(d, forecast_digest_period_start(d, p), date, sizeof date);
-    fprintf(fp, "<th class=\"l\">%s", label);
+    int cut = d->r->last_period_partial && p + 1 == d->n_periods;
+    fprintf(fp, "<th class=\"l\">%s%s", label, cut ? " <span class=\"partial\">(partial)</span>" : "");
     if (date[0])
         fprintf(fp, "<span class=\"band\">from %s</span>", date);
     fputs("</th>", fp);
@@ -117,7 +119,9 @@ static void period_head_cell(FILE *fp, const struct forecast_digest *d, uint32_t
 static void write_summary_table(FILE *fp, const struct forecast_digest *d)
 {
     fprintf(fp, "<section id=\"summary\">\n<h2>Per %s</h2>\n", d->r->period_name);
-    fputs("<p>Each cell: the mean across replications, and below it the 5th to 95th percentile.</p>\n"
+    fputs("<p>Each cell: the mean across replications, and below it the 5th to 95th percentile. The offered load "
+          "is the GPU-hours submitted per hour (reference-GPU equivalents), its peak what the jobs would hold at "
+          "once with unlimited capacity; the backlog is the most GPUs queued at once.</p>\n"
           "<table>\n<thead><tr><th class=\"l\">period</th>",
           fp);
     for (size_t c = 0; c < sizeof summary_cols / sizeof *summary_cols; c++)

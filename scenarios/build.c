@@ -31,6 +31,8 @@ void scenario_build_models(const struct scenario *s, struct sim_models *m)
     memcpy(m->comm_fraction, s->comm_fraction, sizeof m->comm_fraction);
     m->default_class = s->default_class;
     m->seed = s->seed;
+    m->service_restart_us = s->service_restart_us;
+    m->n_service_teams = s->service_restart_us ? s->workload.n_teams : 0;
 }
 
 int scenario_build_workload(const struct scenario *s, uint64_t seed, struct workload *w, struct err *err)

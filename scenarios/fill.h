@@ -28,6 +28,10 @@ int fill_failures(struct fill *f, yaml_node_t *root);
 int fill_procurement(struct fill *f, yaml_node_t *root);
 int fill_workload(struct fill *f, yaml_node_t *root);
 int fill_horizon(struct fill *f, yaml_node_t *root);
+/* The workload against the cluster and the horizon (after both): jobs
+ * larger than the whole cluster, growth written as a percentage, workloads
+ * too large to synthesize in memory. */
+int fill_workload_checks(struct fill *f, yaml_node_t *root);
 int fill_forecast(struct fill *f, yaml_node_t *root);
 int fill_plan(struct fill *f, yaml_node_t *root);
 int fill_sweep(struct fill *f, yaml_node_t *root);

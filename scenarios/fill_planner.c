@@ -10,6 +10,7 @@
 
 #include "policies/registry.h"
 #include "scenarios/fill.h"
+#include "scenarios/policy_teams.h"
 #include "sim/units.h"
 
 enum { HORIZON_MAX_SAMPLES = 1000000 };
@@ -25,8 +26,12 @@ int fill_policy_ok(struct fill *f, yaml_node_t *node, const char *shown, const c
     }
     const struct policy_ops *ops;
     void *state = NULL;
-    char msg[256];
-    if (policy_registry_create(spec, &ops, &state, msg, sizeof msg) != 0) {
+    char msg[256], resolved[POLICY_SPEC_MAX * 2];
+    if (policy_teams_resolve(&f->s->workload, spec, resolved, sizeof resolved, msg, sizeof msg) != 0) {
+        reader_error(f->r, node, "key '%s': %s", shown, msg);
+        return 0;
+    }
+    if (policy_registry_create(resolved, &ops, &state, msg, sizeof msg) != 0) {
         reader_error(f->r, node, "key '%s' is '%s': %s", shown, spec, msg);
         return 0;
     }

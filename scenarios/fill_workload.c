@@ -12,6 +12,17 @@
 #include <unistd.h>
 
 #include "scenarios/fill.h"
+#include "sim/units.h"
+#include "traces/trace.h"
+
+/* Jobs one replication may synthesize: each costs about JOB_BYTES in the
+ * workload, the simulator's per-job arrays and the waits, so this is about
+ * 8 GiB per worker process. Larger workloads are refused before any
+ * forecast starts rather than failing minutes later out of memory. */
+enum { SYNTH_MAX_JOBS = 50000000, JOB_BYTES = 160 };
+/* Growth per quarter is a fraction (0.25 = 25%); 5 or more (500% a
+ * quarter) is taken for a percentage written where a fraction is meant. */
+#define GROWTH_PERCENT_LIKE 5.0
 
 static const char *const class_paths[JOB_CLASS_COUNT] = {
     "workload.teams[].runtime.training", "workload.teams[].runtime.finetune", "workload.teams[].runtime.inference"};
@@ -266,6 +277,124 @@ static int runtime_fill(struct fill *f, yaml_node_t *team, struct team_spec *t, 
     return 0;
 }
 
+/* runtime_by_gpus: size classes in increasing order of up_to. */
+static int by_size_fill(struct fill *f, yaml_node_t *m, struct team_spec *t, size_t index)
+{
+    yaml_node_t *list = reader_get(f->r, m, "runtime_by_gpus");
+    size_t n = reader_count(list);
+    if (!n)
+        return 0;
+    t->by_size = calloc(n, sizeof *t->by_size);
+    if (!t->by_size)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = reader_item(f->r, list, i);
+        if (!item || item->type != YAML_MAPPING_NODE)
+            continue;
+        char prefix[READER_PATH_MAX], shown[READER_PATH_MAX];
+        fill_shown(prefix, sizeof prefix, "workload.teams", index, "runtime_by_gpus");
+        fill_shown(shown, sizeof shown, prefix, i, "runtime");
+        int64_t up_to = 0;
+        struct size_runtime sr;
+        memset(&sr, 0, sizeof sr);
+        if (fill_int(f, item, "workload.teams[].runtime_by_gpus[].up_to", &up_to) != READER_GIVEN)
+            continue;
+        yaml_node_t *rt = reader_get(f->r, item, "runtime");
+        if (rt && rt->type == YAML_MAPPING_NODE && reader_key(f->r, rt, "empirical")) {
+            if (reader_key(f->r, rt, "distribution")) {
+                reader_error(f->r, rt, "key '%s' gives both 'distribution' and 'empirical': give one", shown);
+                continue;
+            }
+            if (empirical_fill(f, reader_get(f->r, rt, "empirical"), &sr.runtime, shown,
+                               "workload.teams[].runtime_by_gpus[].runtime") != 0)
+                return -1;
+            if (!sr.runtime.n_empirical)
+                continue;
+        } else if (rt && rt->type == YAML_MAPPING_NODE && !reader_key(f->r, rt, "distribution")) {
+            reader_error(f->r, rt, "missing key 'distribution' in '%s' (or give 'empirical: [...]')", shown);
+            continue;
+        } else if (reader_distribution(f->r, item, "workload.teams[].runtime_by_gpus[].runtime", shown,
+                                       &sr.runtime.dist) != READER_GIVEN) {
+            continue;
+        }
+        if (t->n_by_size && up_to <= t->by_size[t->n_by_size - 1].up_to_gpus) {
+            reader_error(f->r, reader_get(f->r, item, "up_to"),
+                         "key '%s[%zu].up_to' is %lld, not above the previous entry's %d: give size classes in "
+                         "increasing order",
+                         prefix, i, (long long)up_to, (int)t->by_size[t->n_by_size - 1].up_to_gpus);
+            free(sr.runtime.empirical_s);
+            continue;
+        }
+        sr.up_to_gpus = (int32_t)up_to;
+        t->by_size[t->n_by_size++] = sr;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static int limits_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    yaml_node_t *list = reader_get(f->r, m, "limits");
+    size_t n = reader_count(list);
+    if (!n)
+        return 0;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct schema_value sv;
+        if (reader_scalar(f->r, reader_item(f->r, list, i), "workload.teams[].limits[]", &sv) != READER_GIVEN) {
+            free(v);
+            return 0;
+        }
+        v[i] = sv.num;
+    }
+    qsort(v, n, sizeof *v, cmp_double); /* the draw needs them sorted; the file's order does not matter */
+    t->limits_s = v;
+    t->n_limits = n;
+    return 0;
+}
+
+static int batch_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    yaml_node_t *list = reader_get(f->r, m, "batch");
+    size_t n = reader_count(list);
+    if (!n)
+        return 0;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct schema_value sv;
+        if (reader_scalar(f->r, reader_item(f->r, list, i), "workload.teams[].batch[]", &sv) != READER_GIVEN) {
+            free(v);
+            return 0;
+        }
+        v[i] = sv.num;
+    }
+    t->batch_sizes = v;
+    t->n_batch = n;
+    return 0;
+}
+
+static void service_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    yaml_node_t *sv = reader_get(f->r, m, "service");
+    if (!sv || sv->type != YAML_MAPPING_NODE)
+        return;
+    t->is_service = 1;
+    int64_t replicas = 1;
+    fill_int(f, sv, "workload.teams[].service.replicas", &replicas);
+    t->replicas = (int32_t)replicas;
+    t->service_restart_s = 600;
+    fill_number(f, sv, "workload.teams[].service.restart", &t->service_restart_s);
+}
+
 static int team_fill(struct fill *f, yaml_node_t *list, size_t index)
 {
     yaml_node_t *m = reader_item(f->r, list, index);
@@ -285,8 +414,10 @@ static int team_fill(struct fill *f, yaml_node_t *list, size_t index)
     if (bursts_fill(f, m, t, index) != 0 || gpus_fill(f, m, t, index) != 0)
         return -1;
     classes_fill(f, m, t, index);
-    if (runtime_fill(f, m, t, index) != 0)
+    if (runtime_fill(f, m, t, index) != 0 || by_size_fill(f, m, t, index) != 0 || limits_fill(f, m, t) != 0 ||
+        batch_fill(f, m, t) != 0)
         return -1;
+    service_fill(f, m, t);
     fill_number(f, m, "workload.teams[].limit_factor", &t->limit_factor);
     fill_number(f, m, "workload.teams[].limit_round", &t->limit_round_s);
     fill_number(f, m, "workload.teams[].growth_per_quarter", &t->growth_per_quarter);
@@ -334,5 +465,140 @@ int fill_workload(struct fill *f, yaml_node_t *root)
     if (!reader_count(teams) && !reader_get(f->r, m, "trace"))
         reader_error(f->r, m && m->type == YAML_MAPPING_NODE ? m : key,
                      "key 'workload' needs 'teams' (at least one) or a 'trace'");
+    return 0;
+}
+
+/* ---- checks against the cluster and the horizon ---- */
+
+/* The most GPUs the cluster ever has: the partitions plus every order. */
+static int64_t whole_cluster_gpus(const struct scenario *s)
+{
+    int64_t gpus = scenario_initial_gpus(s);
+    for (size_t i = 0; i < s->procurement.n_orders; i++) {
+        const struct purchase_order *o = &s->procurement.orders[i];
+        if (o->type >= 0 && (size_t)o->type < s->catalog.n)
+            gpus += o->count * s->catalog.types[o->type].gpus;
+    }
+    return gpus;
+}
+
+static void check_growth(struct fill *f, yaml_node_t *m, const char *key, const char *shown, double g)
+{
+    if (!(g >= GROWTH_PERCENT_LIKE))
+        return;
+    reader_error(f->r, reader_get(f->r, m, key),
+                 "key '%s' is %g, which means %.0f%% a quarter: growth is a fraction (0.3 = 30%%); did you mean "
+                 "%g?",
+                 shown, g, 100 * g, g / 100);
+}
+
+/* GPU counts no node set can ever hold: an error at the count, with the
+ * share of the team's jobs it would lose. */
+static void check_fit(struct fill *f, yaml_node_t *team, const struct team_spec *t, size_t index, int64_t whole)
+{
+    yaml_node_t *map = reader_get(f->r, team, "gpus");
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return;
+    double sum = 0;
+    for (size_t k = 0; k < t->n_gpus; k++)
+        sum += t->gpu_weights[k];
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = yaml_document_get_node(&f->r->doc, p->key);
+        int32_t g;
+        if (!key || key->type != YAML_SCALAR_NODE || gpu_key(reader_text(key), &g) != 0 || g <= whole)
+            continue;
+        double w = 0;
+        for (size_t k = 0; k < t->n_gpus; k++)
+            if (t->gpus[k] == g)
+                w = t->gpu_weights[k];
+        if (w <= 0)
+            continue;
+        reader_error(f->r, key,
+                     "key 'workload.teams[%zu].gpus.%d' asks for %d GPUs, more than the whole cluster has (%lld, "
+                     "orders included): %.1f%% of the jobs of team '%s' could never start",
+                     index, (int)g, (int)g, (long long)whole, sum > 0 ? 100 * w / sum : 0, t->name);
+    }
+}
+
+/* A base trace's jobs larger than the whole cluster: a warning (the trace
+ * may come from a larger machine), counted, with their share of the work. */
+static int check_base_trace(struct fill *f, yaml_node_t *m, int64_t whole)
+{
+    const char *path = f->s->workload.base_trace;
+    if (!path || whole <= 0 || access(path, R_OK) != 0)
+        return 0;
+    struct workload w;
+    struct diag_list diags;
+    struct err err;
+    workload_init(&w);
+    diag_list_init(&diags, 1);
+    err_clear(&err);
+    if (trace_read(path, TRACE_AUTO, SWF_REPLAY, &w, &diags, &err) == 0) {
+        size_t big = 0;
+        double work = 0, big_work = 0;
+        for (size_t i = 0; i < w.n; i++) {
+            double x = (double)w.jobs[i].slots * (double)(w.jobs[i].runtime_us > 0 ? w.jobs[i].runtime_us : 0);
+            work += x;
+            if (w.jobs[i].slots > whole) {
+                big++;
+                big_work += x;
+            }
+        }
+        if (big)
+            reader_warning(f->r, reader_get(f->r, m, "trace"),
+                           "%zu of the %zu jobs of '%s' ask for more GPUs than the whole cluster has (%lld, orders "
+                           "included): they will never start (%.1f%% of the trace's work)",
+                           big, w.n, path, (long long)whole, work > 0 ? 100 * big_work / work : 0);
+    }
+    /* a trace that cannot be read is the forecast's to report, with its line */
+    workload_release(&w);
+    diag_list_release(&diags);
+    return 0;
+}
+
+int fill_workload_checks(struct fill *f, yaml_node_t *root)
+{
+    struct scenario *s = f->s;
+    if (!s->has_workload)
+        return 0;
+    yaml_node_t *m = reader_get(f->r, root, "workload");
+    yaml_node_t *teams = reader_get(f->r, m, "teams");
+    check_growth(f, m, "base_growth_per_quarter", "workload.base_growth_per_quarter",
+                 s->workload.base_growth_per_quarter);
+    int64_t whole = f->cluster_ok ? whole_cluster_gpus(s) : 0;
+    check_base_trace(f, m, whole);
+    double jobs = 0, most = -1;
+    size_t biggest = 0;
+    /* teams that failed their checks were not added: match by name */
+    for (size_t i = 0, k = 0; i < reader_count(teams) && k < s->workload.n_teams; i++) {
+        yaml_node_t *tm = reader_item(f->r, teams, i);
+        yaml_node_t *name = reader_get(f->r, tm, "name");
+        const struct team_spec *t = &s->workload.teams[k];
+        if (!name || strcmp(reader_text(name), t->name) != 0)
+            continue;
+        char shown[READER_PATH_MAX];
+        fill_shown(shown, sizeof shown, "workload.teams", i, "growth_per_quarter");
+        check_growth(f, tm, "growth_per_quarter", shown, t->growth_per_quarter);
+        if (whole > 0)
+            check_fit(f, tm, t, i, whole);
+        if (t->growth_per_quarter < GROWTH_PERCENT_LIKE && s->horizon.length_us > 0) {
+            double n = synth_expected_jobs(t, 0, s->horizon.length_us, s->start_unix_s);
+            jobs += n;
+            if (n > most) {
+                most = n;
+                biggest = i;
+            }
+        }
+        k++;
+    }
+    if (jobs > SYNTH_MAX_JOBS) {
+        yaml_node_t *tm = reader_item(f->r, teams, biggest);
+        char horizon[32];
+        units_format_duration(horizon, sizeof horizon, (double)s->horizon.length_us / 1e6);
+        reader_error(f->r, reader_get(f->r, tm, "jobs_per_hour"),
+                     "workload too large to synthesize: about %.0f million jobs over the %s horizon (about %.0f GiB "
+                     "per replication), the limit is %d million; lower 'jobs_per_hour' or shorten the horizon",
+                     jobs / 1e6, horizon, jobs * JOB_BYTES / 1073741824.0, SYNTH_MAX_JOBS / 1000000);
+    }
     return 0;
 }

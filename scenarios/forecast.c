@@ -10,11 +10,13 @@
 #include "models/cluster.h"
 #include "models/simulation.h"
 #include "scenarios/build.h"
+#include "scenarios/policy_teams.h"
 #include "sim/pcg32.h"
 
 static const char *const metric_names[FM_COUNT] = {
-    "utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "wait_mean_s", "peak_demand_gpus",
-    "capacity_gpus", "lost_gpu_hours", "failures", "jobs_submitted", "jobs_started",
+    "utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "wait_mean_s", "offered_load_gpus",
+    "offered_peak_gpus", "backlog_gpus", "capacity_gpus", "lost_gpu_hours", "failures", "jobs_submitted",
+    "jobs_started", "jobs_too_big",
 };
 
 const char *forecast_metric_name(enum forecast_metric m)
@@ -22,35 +24,55 @@ const char *forecast_metric_name(enum forecast_metric m)
     return (unsigned)m < FM_COUNT ? metric_names[m] : "unknown";
 }
 
-double forecast_period_metric(const struct forecast_period *p, enum forecast_metric m)
+double *forecast_period_field(struct forecast_period *p, enum forecast_metric m)
 {
     switch (m) {
     case FM_UTILIZATION:
-        return p->utilization;
+        return &p->utilization;
     case FM_WAIT_P50:
-        return p->wait_p50_s;
+        return &p->wait_p50_s;
     case FM_WAIT_P95:
-        return p->wait_p95_s;
+        return &p->wait_p95_s;
     case FM_WAIT_P99:
-        return p->wait_p99_s;
+        return &p->wait_p99_s;
     case FM_WAIT_MEAN:
-        return p->wait_mean_s;
-    case FM_PEAK_DEMAND:
-        return p->peak_demand_gpus;
+        return &p->wait_mean_s;
+    case FM_OFFERED_LOAD:
+        return &p->offered_load_gpus;
+    case FM_OFFERED_PEAK:
+        return &p->offered_peak_gpus;
+    case FM_BACKLOG:
+        return &p->backlog_gpus;
     case FM_CAPACITY:
-        return p->capacity_gpus;
+        return &p->capacity_gpus;
     case FM_LOST_GPU_HOURS:
-        return p->lost_gpu_hours;
+        return &p->lost_gpu_hours;
     case FM_FAILURES:
-        return p->failures;
+        return &p->failures;
     case FM_JOBS_SUBMITTED:
-        return p->jobs_submitted;
+        return &p->jobs_submitted;
     case FM_JOBS_STARTED:
-        return p->jobs_started;
+        return &p->jobs_started;
+    case FM_JOBS_TOO_BIG:
+        return &p->jobs_too_big;
     case FM_COUNT:
         break;
     }
-    return 0;
+    return NULL;
+}
+
+double forecast_period_metric(const struct forecast_period *p, enum forecast_metric m)
+{
+    const double *x = forecast_period_field((struct forecast_period *)p, m);
+    return x ? *x : 0;
+}
+
+sim_time forecast_period_length_us(const struct forecast_result *r, uint32_t p)
+{
+    sim_time a = (sim_time)p * r->period_us, b = a + r->period_us;
+    if (r->horizon_us > 0 && b > r->horizon_us)
+        b = r->horizon_us;
+    return b > a ? b - a : 0;
 }
 
 uint64_t forecast_seed(const struct scenario *s, uint32_t r)
@@ -69,7 +91,9 @@ int forecast_result_init(struct forecast_result *r, const struct scenario *s, ui
     r->start_us = 0;
     r->period_us = s->horizon.period_us;
     r->sample_us = s->horizon.sample_us;
+    r->horizon_us = s->horizon.length_us;
     r->n_periods = (uint32_t)((s->horizon.length_us + r->period_us - 1) / r->period_us);
+    r->last_period_partial = r->period_us > 0 && s->horizon.length_us % r->period_us != 0;
     r->n_samples = r->sample_us > 0 ? (uint32_t)(s->horizon.length_us / r->sample_us) + 1 : 0;
     static const char *const names[] = {"week", "month", "quarter"};
     snprintf(r->period_name, sizeof r->period_name, "%s", names[s->horizon.period]);
@@ -193,6 +217,69 @@ static int team_waits(const struct workload *w, const struct sim_result *res, si
     return 0;
 }
 
+/* What the workload asks for, whatever the cluster (see struct
+ * forecast_period): per period the GPU-hours submitted over the period's
+ * hours, and the most GPUs held at once if every job ran from its
+ * submission; per sample the GPUs held so at that instant. */
+struct span_edge {
+    sim_time at_us;
+    int64_t gpus; /* + at a start, - at an end */
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+    const struct span_edge *x = a, *y = b;
+    if (x->at_us != y->at_us)
+        return x->at_us < y->at_us ? -1 : 1;
+    return (x->gpus > y->gpus) - (x->gpus < y->gpus); /* ends first: [submit, end) */
+}
+
+static int offered_load(const struct workload *w, const struct forecast_result *shape, struct forecast_replication *rep,
+                        struct err *err)
+{
+    struct span_edge *e = malloc((2 * w->n + 1) * sizeof *e);
+    if (!e)
+        return err_set(err, NULL, 0, 0, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct job *j = &w->jobs[i];
+        sim_time rt = simulation_effective_runtime(j);
+        if (j->slots < 1 || rt <= 0)
+            continue;
+        int64_t p = j->submit_us / shape->period_us;
+        if (j->submit_us >= 0 && p < (int64_t)shape->n_periods)
+            rep->periods[p].offered_load_gpus += (double)j->slots * (double)rt;
+        e[n++] = (struct span_edge){j->submit_us, j->slots};
+        e[n++] = (struct span_edge){j->submit_us + rt, -(int64_t)j->slots};
+    }
+    for (uint32_t p = 0; p < shape->n_periods; p++) {
+        sim_time len = forecast_period_length_us(shape, p);
+        rep->periods[p].offered_load_gpus = len > 0 ? rep->periods[p].offered_load_gpus / (double)len : 0;
+    }
+    qsort(e, n, sizeof *e, edge_cmp);
+    int64_t held = 0;
+    uint32_t k = 0, p = 0;
+    for (size_t i = 0; i <= n; i++) {
+        sim_time t = i < n ? e[i].at_us : SIM_TIME_NEVER;
+        /* samples and period starts before t see what is held now */
+        for (; k < shape->n_samples && (sim_time)k * shape->sample_us < t; k++)
+            rep->samples[k].offered_gpus = (double)held;
+        for (; p < shape->n_periods && (sim_time)p * shape->period_us < t; p++)
+            if ((double)held > rep->periods[p].offered_peak_gpus)
+                rep->periods[p].offered_peak_gpus = (double)held;
+        if (i == n)
+            break;
+        held += e[i].gpus;
+        if (i + 1 < n && e[i + 1].at_us == t)
+            continue; /* the peak is taken once the instant is settled */
+        int64_t q = t >= 0 ? t / shape->period_us : -1;
+        if (q >= 0 && q < (int64_t)shape->n_periods && (double)held > rep->periods[q].offered_peak_gpus)
+            rep->periods[q].offered_peak_gpus = (double)held;
+    }
+    free(e);
+    return 0;
+}
+
 int forecast_run_replication(const struct scenario *s, uint32_t r, const char *policy,
                              struct forecast_replication *rep, struct err *err)
 {
@@ -212,19 +299,24 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     struct sim_result res;
     memset(&res, 0, sizeof res);
     int rc = -1;
-    /* teams are interned first, in the scenario's order, so team t is team t */
-    for (size_t t = 0; t < s->workload.n_teams; t++)
-        if (string_table_intern(&w.teams, s->workload.teams[t].name) < 0)
-            goto done;
-    if (synth_generate(&s->workload, 0, s->horizon.length_us, s->start_unix_s, seed, &w, err) != 0)
+    workload_release(&w);
+    if (scenario_build_workload(s, seed, &w, err) != 0)
         goto done;
     if (scenario_build_cluster(s, &c, err) != 0)
         goto done;
     struct sim_models models;
     scenario_build_models(s, &models);
     models.seed = seed;
+    const char *spec = policy ? policy : s->forecast.policy;
+    char msg[256], resolved[POLICY_SPEC_MAX * 2];
+    /* a built-in's team names become indices; a plugin's parameters are its own */
+    if (!policy_plugin_is_path(spec) &&
+        policy_teams_resolve(&s->workload, spec, resolved, sizeof resolved, msg, sizeof msg) != 0) {
+        err_set(err, s->path, 0, 0, "%s", msg);
+        goto done;
+    }
     struct policy_host_options po = {.host_name = "the simulator", .decide_timeout_s = s->forecast.decide_timeout_s};
-    if (policy_host_open(&ph, policy ? policy : s->forecast.policy, &po, err) != 0)
+    if (policy_host_open(&ph, policy_plugin_is_path(spec) ? spec : resolved, &po, err) != 0)
         goto done;
     struct sim_options opt;
     sim_options_init(&opt);
@@ -246,9 +338,12 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     for (uint32_t p = 0; p < shape.n_periods; p++) {
         struct forecast_period *fp = &rep->periods[p];
         const struct sim_period_stats *ps = &res.periods[p];
+        sim_time len = forecast_period_length_us(&shape, p);
         fp->utilization = ps->capacity_slot_us > 0 ? ps->busy_slot_us / ps->capacity_slot_us : 0;
-        fp->peak_demand_gpus = ps->peak_demand_slots;
-        fp->capacity_gpus = ps->capacity_slot_us / (double)shape.period_us;
+        fp->backlog_gpus = ps->peak_queued_slots;
+        /* a period cut by the horizon is averaged over its part inside it */
+        fp->capacity_gpus = len > 0 ? ps->capacity_slot_us / (double)len : 0;
+        fp->jobs_too_big = (double)ps->jobs_too_big;
         fp->lost_gpu_hours = ps->lost_slot_us / 3.6e9;
         fp->failures = (double)ps->failures;
         fp->team_gpu_hours = calloc(shape.n_teams, sizeof *fp->team_gpu_hours);
@@ -262,8 +357,8 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     }
     for (uint32_t k = 0; k < shape.n_samples; k++)
         rep->samples[k] = (struct forecast_sample){res.samples[k].capacity_slots, res.samples[k].in_use_slots,
-                                                   res.samples[k].demand_slots, res.samples[k].queue_jobs};
-    if (period_waits(&w, &res, &shape, s->horizon.length_us, rep->periods, err) != 0 ||
+                                                   res.samples[k].queued_slots, res.samples[k].queue_jobs, 0};
+    if (offered_load(&w, &shape, rep, err) != 0 || period_waits(&w, &res, &shape, s->horizon.length_us, rep->periods, err) != 0 ||
         team_waits(&w, &res, shape.n_teams, rep, err) != 0)
         goto done;
     rc = 0;
@@ -333,7 +428,11 @@ struct forecast_band forecast_band_sample(const struct forecast_result *r, uint3
         return b;
     for (uint32_t i = 0; i < r->completed; i++) {
         const struct forecast_sample *s = &r->reps[i].samples[sample];
-        x[i] = field == 0 ? s->capacity_gpus : field == 1 ? s->in_use_gpus : field == 2 ? s->demand_gpus : s->queue_jobs;
+        x[i] = field == 0   ? s->capacity_gpus
+               : field == 1 ? s->in_use_gpus
+               : field == 2 ? s->backlog_gpus
+               : field == 3 ? s->queue_jobs
+                            : s->offered_gpus;
     }
     b = band_of(x, r->completed);
     free(x);

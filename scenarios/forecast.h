@@ -18,22 +18,36 @@
 #include "sim/engine.h"
 #include "sim/err.h"
 
-/* One period of one replication. */
+/* One period of one replication.
+ *
+ * Demand is kept apart from the backlog. The offered load is what the
+ * workload asks for, whatever the cluster: the GPU-hours of the jobs
+ * submitted in the period (runtimes on the reference GPU, cut at their
+ * limits) over the period's hours, in reference-GPU equivalents; its peak is
+ * the most GPUs the jobs would hold at once if capacity were unlimited (each
+ * job running from its submission). The backlog is what the cluster could
+ * not serve yet: GPUs asked by queued jobs, at its peak in the period. A
+ * planner compares capacity with the offered load; a growing backlog is the
+ * symptom, not the demand. */
 struct forecast_period {
-    double utilization;        /* busy / capacity present */
-    double wait_p50_s, wait_p95_s, wait_p99_s; /* jobs submitted in the period that started */
+    double utilization;        /* busy / capacity present; jobs still running at the horizon count */
+    double wait_p50_s, wait_p95_s, wait_p99_s; /* jobs submitted in the period (unstarted: to the horizon) */
     double wait_mean_s;
-    double peak_demand_gpus;   /* max of GPUs in use + GPUs asked by queued jobs */
-    double capacity_gpus;      /* mean GPUs present */
-    double lost_gpu_hours;     /* work lost to failures (since last checkpoints) */
+    double offered_load_gpus;  /* GPU-hours submitted / hours of the period */
+    double offered_peak_gpus;  /* most GPUs held at once with unlimited capacity */
+    double backlog_gpus;       /* most GPUs asked by queued jobs at one time */
+    double capacity_gpus;      /* mean GPUs present over the period's part inside the horizon */
+    double lost_gpu_hours;     /* work lost to failures (since last checkpoints; services: restarts) */
     double failures;
     double jobs_submitted, jobs_started;
+    double jobs_too_big;       /* jobs larger than the whole cluster: never started, not in the waits */
     double *team_gpu_hours;    /* n_teams entries */
 };
 
 /* One sample of the time series of one replication. */
 struct forecast_sample {
-    double capacity_gpus, in_use_gpus, demand_gpus, queue_jobs;
+    double capacity_gpus, in_use_gpus, backlog_gpus, queue_jobs;
+    double offered_gpus; /* GPUs the submitted jobs would hold with unlimited capacity */
 };
 
 struct forecast_replication {
@@ -58,7 +72,9 @@ struct forecast_result {
     uint32_t completed;              /* finished (fewer: interrupted, partial) */
     int partial;
     sim_time start_us, period_us, sample_us;
+    sim_time horizon_us;             /* the last period ends here, maybe before a whole period */
     uint32_t n_periods, n_samples;
+    int last_period_partial;         /* the horizon ends inside the last period */
     char period_name[16];            /* "week", "month", "quarter" */
     size_t n_teams;
     char **team_names;
@@ -82,15 +98,21 @@ uint64_t forecast_seed(const struct scenario *s, uint32_t r);
 
 /* The names of the metrics of struct forecast_period, for tables and charts. */
 enum forecast_metric {
-    FM_UTILIZATION, FM_WAIT_P50, FM_WAIT_P95, FM_WAIT_P99, FM_WAIT_MEAN, FM_PEAK_DEMAND, FM_CAPACITY,
-    FM_LOST_GPU_HOURS, FM_FAILURES, FM_JOBS_SUBMITTED, FM_JOBS_STARTED, FM_COUNT
+    FM_UTILIZATION, FM_WAIT_P50, FM_WAIT_P95, FM_WAIT_P99, FM_WAIT_MEAN, FM_OFFERED_LOAD, FM_OFFERED_PEAK,
+    FM_BACKLOG, FM_CAPACITY, FM_LOST_GPU_HOURS, FM_FAILURES, FM_JOBS_SUBMITTED, FM_JOBS_STARTED, FM_JOBS_TOO_BIG,
+    FM_COUNT
 };
 const char *forecast_metric_name(enum forecast_metric m); /* "utilization", "wait_p95_s", ... */
 double forecast_period_metric(const struct forecast_period *p, enum forecast_metric m);
+/* The field behind metric m (hosts that move periods between processes). */
+double *forecast_period_field(struct forecast_period *p, enum forecast_metric m);
+/* How long period p lasts inside the horizon (the last one may be cut). */
+sim_time forecast_period_length_us(const struct forecast_result *r, uint32_t p);
+enum { FORECAST_SAMPLE_FIELDS = 5 };
 /* The band of metric m in period p across the completed replications. */
 struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t period, enum forecast_metric m);
 struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_t period, size_t team);
 struct forecast_band forecast_band_sample(const struct forecast_result *r, uint32_t sample,
-                                          size_t field /* 0 capacity, 1 in use, 2 demand, 3 queue */);
+                                          size_t field /* 0 capacity, 1 in use, 2 backlog, 3 queue, 4 offered */);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ static const struct section {
 } sections[] = {
     {"(top level)", fill_top},    {"node_types", fill_node_types}, {"cluster", fill_cluster},
     {"runtime", fill_runtime},    {"failures", fill_failures},     {"procurement", fill_procurement},
-    {"workload", fill_workload},  {"horizon", fill_horizon},       {"forecast", fill_forecast},
+    {"workload", fill_workload},  {"horizon", fill_horizon},       {"workload", fill_workload_checks},
+    {"forecast", fill_forecast},
     {"plan", fill_plan},          {"sweep", fill_sweep},
 };
 
@@ -55,6 +57,7 @@ void scenario_release(struct scenario *s)
     if (!s)
         return;
     free(s->path);
+    free(s->service_restart_us);
     node_catalog_release(&s->catalog);
     free(s->partitions);
     failure_spec_release(&s->failures);
@@ -170,7 +173,17 @@ int scenario_load_buffer(const char *name, const char *data, size_t len, struct 
         return err_set(err, name, 0, 0, "out of memory");
     if (catalog_load_builtin(&s->catalog, diags, err) != 0)
         return -1;
-    return scenario_parse(name, data, len, s, 0, diags, err);
+    if (scenario_parse(name, data, len, s, 0, diags, err) != 0)
+        return -1;
+    /* what every run of it hands the simulator: services restart in place */
+    free(s->service_restart_us);
+    s->service_restart_us = calloc(s->workload.n_teams + 1, sizeof *s->service_restart_us);
+    if (!s->service_restart_us)
+        return err_set(err, name, 0, 0, "out of memory");
+    for (size_t t = 0; t < s->workload.n_teams; t++)
+        if (s->workload.teams[t].is_service)
+            s->service_restart_us[t] = (sim_time)llround(s->workload.teams[t].service_restart_s * 1e6);
+    return 0;
 }
 
 /* The whole file; scenario files are small, so one read is simplest. */

@@ -76,6 +76,9 @@ struct sweep_spec {
 
 struct scenario {
     char *path;
+    /* per team: how long a service team's replica takes to restart in place
+     * after a failure, 0 for batch teams (from workload.teams[].service) */
+    sim_time *service_restart_us;
     uint64_t seed;
     int64_t start_unix_s; /* start_date as a Unix time (UTC midnight); 0 if not given */
     struct node_catalog catalog;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/units.h"
 #include "sim/suggest.h"
@@ -231,6 +232,49 @@ const struct schema_key schema_keys[] = {
     RUNTIME_ROWS("training"),
     RUNTIME_ROWS("finetune"),
     RUNTIME_ROWS("inference"),
+    {"workload.teams[].runtime_by_gpus", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "runtimes by job size, overriding the class runtimes: an entry serves jobs of more GPUs than the previous "
+     "entry's up_to and at most its own (larger jobs: the last entry); fleetsim fit writes them"},
+    {"workload.teams[].runtime_by_gpus[]", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "one size class"},
+    {"workload.teams[].runtime_by_gpus[].up_to", SCHEMA_INT, NULL, 1, 1000000, NULL, SCHEMA_REQUIRED,
+     "the largest GPU count of the class (entries in increasing order)"},
+    {"workload.teams[].runtime_by_gpus[].runtime", SCHEMA_DISTRIBUTION, NULL, NAN, NAN, NULL, SCHEMA_REQUIRED,
+     "the runtime of the class's jobs: a duration, {distribution: KIND, ...} or {empirical: [durations]}"},
+    {"workload.teams[].runtime_by_gpus[].runtime.distribution", SCHEMA_ENUM,
+     "fixed|uniform|exponential|weibull|lognormal", NAN, NAN, NULL, 0,
+     "kind; its parameters: fixed{value} uniform{lo,hi} exponential{mean} weibull{shape,scale} lognormal{median,sigma}"},
+    {"workload.teams[].runtime_by_gpus[].runtime.value", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0, "fixed: the value"},
+    {"workload.teams[].runtime_by_gpus[].runtime.lo", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0, "uniform: the lowest value"},
+    {"workload.teams[].runtime_by_gpus[].runtime.hi", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0,
+     "uniform: the highest value (>= lo)"},
+    {"workload.teams[].runtime_by_gpus[].runtime.mean", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE,
+     "exponential: the mean"},
+    {"workload.teams[].runtime_by_gpus[].runtime.shape", SCHEMA_NUMBER, NULL, 0, 100, NULL, SCHEMA_MIN_EXCLUSIVE,
+     "weibull: shape k"},
+    {"workload.teams[].runtime_by_gpus[].runtime.scale", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE,
+     "weibull: scale"},
+    {"workload.teams[].runtime_by_gpus[].runtime.median", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE,
+     "lognormal: the median"},
+    {"workload.teams[].runtime_by_gpus[].runtime.sigma", SCHEMA_NUMBER, NULL, 0, 10, NULL, 0,
+     "lognormal: standard deviation of the log"},
+    {"workload.teams[].runtime_by_gpus[].runtime.empirical", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "runtimes resampled with equal weight (fit writes the means of equal-count bins of the observed ones)"},
+    {"workload.teams[].runtime_by_gpus[].runtime.empirical[]", SCHEMA_DURATION, NULL, 0, NAN, NULL, 0, "one runtime"},
+    {"workload.teams[].service", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
+     "the team's jobs are long-running services: each arrival deploys replicas that, after a failure, restart "
+     "in place (keeping their GPUs) instead of rolling back to a checkpoint and queueing again"},
+    {"workload.teams[].service.replicas", SCHEMA_INT, NULL, 1, 100000, "1", 0,
+     "replicas per deployment, each with the drawn GPU count and lifetime"},
+    {"workload.teams[].service.restart", SCHEMA_DURATION, NULL, 0, NAN, "10min", SCHEMA_MIN_EXCLUSIVE,
+     "how long a replica is out after a failure (the GPU time lost to it)"},
+    {"workload.teams[].limits", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "requested times as users give them (fit writes 100 quantiles): a job's limit is drawn among those at least "
+     "its runtime, else it is its runtime; overrides limit_factor and limit_round"},
+    {"workload.teams[].limits[]", SCHEMA_DURATION, NULL, 0, NAN, NULL, SCHEMA_MIN_EXCLUSIVE, "one requested time"},
+    {"workload.teams[].batch", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "jobs per arrival (job arrays, scripted submissions), resampled: an arrival brings that many jobs at once "
+     "and arrivals come at jobs_per_hour / their mean (default: one job per arrival)"},
+    {"workload.teams[].batch[]", SCHEMA_NUMBER, NULL, 1, 1e6, NULL, 0, "one arrival's number of jobs (rounded)"},
     {"workload.teams[].limit_factor", SCHEMA_NUMBER, NULL, 1, 1000, "1", 0,
      "requested time = runtime x this (1 = exact estimates)"},
     {"workload.teams[].limit_round", SCHEMA_DURATION, NULL, 0, NAN, "0", 0,
@@ -530,6 +574,45 @@ static const char *unit_hint(enum schema_type t)
     }
 }
 
+/* "20 weeks" -> "20w": a duration written in words, as people write it.
+ * Writes the suggestion into buf and returns 1, or 0 when text is not a
+ * number followed by a unit's name. A month has no unit: it becomes days. */
+static int duration_in_words(const char *text, char *buf, size_t len)
+{
+    static const struct {
+        const char *word, *unit;
+        double scale;
+    } words[] = {
+        {"microsecond", "us", 1}, {"millisecond", "ms", 1}, {"second", "s", 1}, {"sec", "s", 1},
+        {"minute", "min", 1},     {"mins", "min", 1},       {"hour", "h", 1},   {"hr", "h", 1},
+        {"hrs", "h", 1},          {"day", "d", 1},          {"week", "w", 1},   {"wk", "w", 1},
+        {"wks", "w", 1},          {"month", "d", 365.0 / 12}, {"year", "y", 1}, {"yr", "y", 1},
+        {"yrs", "y", 1},
+    };
+    char *end;
+    errno = 0;
+    double n = strtod(text, &end);
+    if (end == text || errno || !isfinite(n) || n < 0)
+        return 0;
+    while (*end == ' ' || *end == '\t')
+        end++;
+    size_t wl = strlen(end);
+    if (wl < 2)
+        return 0;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t l = strlen(words[i].word);
+        int plural = wl == l + 1 && (end[l] == 's' || end[l] == 'S');
+        if ((wl != l && !plural) || strncasecmp(end, words[i].word, l) != 0)
+            continue;
+        double v = n * words[i].scale;
+        if (words[i].scale != 1)
+            v = round(v);
+        snprintf(buf, len, "%.15g%s", v, words[i].unit);
+        return 1;
+    }
+    return 0;
+}
+
 static int convert_unit(const struct schema_key *k, const char *text, struct schema_value *v)
 {
     switch (k->type) {
@@ -636,8 +719,15 @@ int schema_convert(const struct schema_key *k, const char *shown, const char *te
     default:
         if (convert_unit(k, text, v) != 0) {
             int datelike = k->type == SCHEMA_DATE || k->type == SCHEMA_DATE_OR_DURATION;
+            char near[64];
+            int words = (k->type == SCHEMA_DURATION || k->type == SCHEMA_DISTRIBUTION ||
+                         k->type == SCHEMA_DATE_OR_DURATION) &&
+                        duration_in_words(text, near, sizeof near);
             if (datelike && looks_like_date(text))
                 snprintf(msg, len, "key '%s' is '%s', not a valid date", shown, text);
+            else if (words)
+                snprintf(msg, len, "key '%s' is '%s', expected %s; did you mean '%s'?", shown, text,
+                         unit_hint(k->type), near);
             else
                 snprintf(msg, len, "key '%s' is '%s', expected %s", shown, text, unit_hint(k->type));
             return -1;

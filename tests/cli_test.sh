@@ -98,4 +98,35 @@ mkdir -p "$TMP/scn"
 cp $demo "$TMP/scn/base.swf"
 { printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 16}\n'; printf 'workload:\n  trace: base.swf\n  base_growth_per_quarter: 0.2\n'; } >"$TMP/scn/s.yaml"
 check "workload trace relative to the scenario" "$FLEETSIM" validate "$TMP/scn/s.yaml"
+# forecast: the offered load apart from the backlog, and a partial last
+# period flagged (47 weeks: quarter 4 is 8 weeks long)
+cat >"$TMP/fc.yaml" <<'YAML'
+seed: 3
+cluster:
+  partitions:
+    - {name: a, node_type: H100-SXM, nodes: 2}
+workload:
+  teams:
+    - {name: t, jobs_per_hour: 1, gpus: {4: 1}, runtime: {training: 3h}}
+horizon: {length: 47w, period: quarter, sample: 1d}
+forecast: {replications: 2, policy: fcfs+easy}
+YAML
+"$FLEETSIM" forecast -q -j 1 "$TMP/fc.yaml" >"$TMP/fc.txt"
+if head -1 "$TMP/fc.txt" | grep -q 'offered mean/peak  backlog  capacity' && grep -q '^4\* ' "$TMP/fc.txt" &&
+   grep -qF '(* the horizon ends 56.0 d into quarter 4: a partial quarter)' "$TMP/fc.txt"; then pass
+else fail "forecast table: offered load, backlog, partial quarter"; cat "$TMP/fc.txt"; fi
+"$FLEETSIM" forecast -q -j 1 --json "$TMP/fc.yaml" >"$TMP/fc.json"
+check "forecast --json: offered load 12 GPUs (1/h x 4 GPUs x 3 h), capacity undiluted, partial flag" python3 - "$TMP/fc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["periods"]
+assert [x["partial"] for x in p] == [False, False, False, True], [x["partial"] for x in p]
+assert p[3]["length_s"] == 56 * 86400
+for x in p:
+    assert "peak_demand_gpus" not in x
+    assert abs(x["offered_load_gpus"]["mean"] - 12) < 1.0, x["offered_load_gpus"]
+    assert abs(x["capacity_gpus"]["mean"] - 16) < 1e-9, x["capacity_gpus"]
+    assert x["offered_peak_gpus"]["mean"] >= x["offered_load_gpus"]["mean"]
+    assert x["backlog_gpus"]["mean"] >= 0
+PY
 finish cli

@@ -32,6 +32,7 @@ run_group sh tests/planner/run.sh
 run_group sh tests/agent/run.sh
 run_group sh tests/paper/run.sh
 run_group sh tests/agreement/run.sh
+run_group sh tests/fit/run.sh
 rm -f "$log"
 echo "$total_p passed, $total_f failed, $total_s skipped"
 [ "$status" = 0 ] && [ "$total_f" = 0 ]

@@ -18,7 +18,7 @@ void fit_options_init(struct fit_options *o)
 {
     o->by = FIT_BY_TEAM;
     o->min_jobs = 50;
-    o->max_gpu_values = 8;
+    o->max_gpu_values = 0;
     o->z = 1.96;
 }
 
@@ -26,6 +26,8 @@ void fit_result_release(struct fit_result *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; r->groups && i < r->spec.n_teams; i++)
+        free(r->groups[i].size_classes);
     workload_spec_release(&r->spec);
     free(r->groups);
     memset(r, 0, sizeof *r);
@@ -414,6 +416,7 @@ static int fit_arrivals(const struct fit_ctx *c, const double *times, size_t n, 
 struct fit_count {
     int32_t gpus;
     size_t n;
+    double work; /* GPUs x runtime, seconds */
 };
 
 static int fit_count_by_n(const void *pa, const void *pb)
@@ -430,35 +433,43 @@ static int fit_count_by_gpus(const void *pa, const void *pb)
     return a->gpus < b->gpus ? -1 : a->gpus > b->gpus;
 }
 
-static int fit_int32_cmp(const void *pa, const void *pb)
+/* A job's size and runtime, for the GPU counts and the size classes. */
+struct fit_sized {
+    int32_t gpus;
+    double run_s;
+};
+
+static int fit_sized_cmp(const void *pa, const void *pb)
 {
-    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    return a < b ? -1 : a > b;
+    const struct fit_sized *a = pa, *b = pb;
+    if (a->gpus != b->gpus)
+        return a->gpus < b->gpus ? -1 : 1;
+    return (a->run_s > b->run_s) - (a->run_s < b->run_s);
 }
 
-static int fit_gpus(const int32_t *slots, size_t n, size_t keep, struct team_spec *t, struct fit_group *g)
+/* sized[0..n) sorted by size. keep = 0: every count. */
+static int fit_gpus(const struct fit_sized *sized, size_t n, size_t keep, struct team_spec *t, struct fit_group *g)
 {
     struct fit_count *c = calloc(n ? n : 1, sizeof *c);
     if (!c)
         return -1;
     size_t m = 0;
-    int32_t *s = malloc((n ? n : 1) * sizeof *s);
-    if (!s) {
-        free(c);
-        return -1;
-    }
-    memcpy(s, slots, n * sizeof *s);
-    qsort(s, n, sizeof *s, fit_int32_cmp);
+    double work = 0;
     for (size_t i = 0; i < n; i++) {
-        if (m && c[m - 1].gpus == s[i])
+        double wk = (double)sized[i].gpus * (sized[i].run_s > 0 ? sized[i].run_s : 0);
+        work += wk;
+        if (m && c[m - 1].gpus == sized[i].gpus) {
             c[m - 1].n++;
-        else
-            c[m++] = (struct fit_count){s[i], 1};
+            c[m - 1].work += wk;
+        } else {
+            c[m++] = (struct fit_count){sized[i].gpus, 1, wk};
+        }
     }
-    free(s);
     g->gpu_values = m;
     qsort(c, m, sizeof *c, fit_count_by_n);
-    size_t k = m < keep ? m : keep;
+    size_t k = keep && m > keep ? keep : m;
+    size_t merged_jobs = 0;
+    double merged_work = 0;
     for (size_t i = k; i < m; i++) {
         size_t best = 0;
         double bd = INFINITY;
@@ -470,7 +481,12 @@ static int fit_gpus(const int32_t *slots, size_t n, size_t keep, struct team_spe
             }
         }
         c[best].n += c[i].n;
+        merged_jobs += c[i].n;
+        merged_work += c[i].work;
     }
+    g->gpu_values_merged = m - k;
+    g->merged_jobs_share = n ? (double)merged_jobs / (double)n : 0;
+    g->merged_work_share = work > 0 ? merged_work / work : 0;
     qsort(c, k, sizeof *c, fit_count_by_gpus);
     free(t->gpus);
     free(t->gpu_weights);
@@ -487,6 +503,94 @@ static int fit_gpus(const int32_t *slots, size_t n, size_t keep, struct team_spe
     t->n_gpus = k;
     free(c);
     return 0;
+}
+
+/* The smallest power of two at least g. */
+static int32_t fit_pow2_at_least(int32_t g)
+{
+    int64_t p = 1;
+    while (p < g)
+        p *= 2;
+    return p > INT32_MAX ? INT32_MAX : (int32_t)p;
+}
+
+/* Runtimes by size class (see fit.h): sized[0..n) sorted by size, only
+ * jobs with a runtime. x is scratch of n doubles. */
+static int fit_size_classes(const struct fit_sized *sized, size_t n, double z, double *x, struct team_spec *t,
+                            struct fit_group *g)
+{
+    size_t cap = 64, nc = 0;
+    struct fit_size_class *cls = calloc(cap, sizeof *cls);
+    size_t *first = calloc(cap + 1, sizeof *first);
+    if (!cls || !first) {
+        free(cls);
+        free(first);
+        return -1;
+    }
+    size_t from = 0;
+    while (from < n && nc < cap) {
+        int32_t up = fit_pow2_at_least(sized[from].gpus);
+        size_t to = from;
+        for (;;) {
+            while (to < n && sized[to].gpus <= up)
+                to++;
+            if (to - from >= FIT_SIZE_CLASS_MIN || to == n || up == INT32_MAX)
+                break;
+            up = up > INT32_MAX / 2 ? INT32_MAX : up * 2;
+        }
+        if (to - from < FIT_SIZE_CLASS_MIN && nc > 0) {
+            cls[nc - 1].up_to_gpus = up; /* too few left: into the class before */
+        } else {
+            first[nc] = from;
+            cls[nc++].up_to_gpus = up;
+        }
+        from = to;
+    }
+    first[nc] = n;
+    int rc = 0;
+    if (nc >= 1) {
+        /* the last class serves every larger job too: its bound is the largest size seen */
+        if (sized[n - 1].gpus > cls[nc - 1].up_to_gpus || nc == 1)
+            cls[nc - 1].up_to_gpus = sized[n - 1].gpus;
+        t->by_size = calloc(nc, sizeof *t->by_size);
+        if (!t->by_size)
+            rc = -1;
+        for (size_t k = 0; !rc && k < nc; k++) {
+            size_t m = first[k + 1] - first[k];
+            for (size_t i = 0; i < m; i++)
+                x[i] = sized[first[k] + i].run_s;
+            if (fit_runtimes(x, m, z, &cls[k].runtime) != 0) { /* sorts x */
+                rc = -1;
+                break;
+            }
+            /* the means of equal-count bins: the shape as observed, and its
+             * mean (the work) exactly, which a parametric fit of a heavy
+             * tail does not keep */
+            size_t bins = m < FIT_RUNTIME_BINS ? m : FIT_RUNTIME_BINS;
+            double *v = malloc((bins ? bins : 1) * sizeof *v);
+            if (!v) {
+                rc = -1;
+                break;
+            }
+            for (size_t b = 0; b < bins; b++) {
+                size_t lo = b * m / bins, hi = (b + 1) * m / bins;
+                double sum = 0;
+                for (size_t i = lo; i < hi; i++)
+                    sum += x[i];
+                v[b] = hi > lo ? sum / (double)(hi - lo) : x[lo];
+            }
+            t->by_size[k].up_to_gpus = cls[k].up_to_gpus;
+            t->by_size[k].runtime.empirical_s = v;
+            t->by_size[k].runtime.n_empirical = bins;
+            t->n_by_size++;
+        }
+        g->size_classes = cls;
+        g->n_size_classes = nc;
+        cls = NULL;
+    }
+    free(cls);
+    free(first);
+    return rc;
 }
 
 /* ---- limits ---- */
@@ -521,7 +625,7 @@ static void fit_limits(const double *ratio, size_t n, const double *limits_s, st
 
 struct fit_scratch {
     double *times, *runtimes[JOB_CLASS_COUNT], *ratios, *limits, *work;
-    int32_t *slots;
+    struct fit_sized *sized;
 };
 
 static int fit_one(const struct fit_ctx *c, int32_t gi, struct fit_result *r, struct fit_scratch *s)
@@ -537,7 +641,7 @@ static int fit_one(const struct fit_ctx *c, int32_t gi, struct fit_result *r, st
         const struct job *j = &w->jobs[i];
         int cls = j->job_class >= 0 && j->job_class < JOB_CLASS_COUNT ? j->job_class : JOB_CLASS_TRAINING;
         s->times[n] = (double)j->submit_us / 1e6;
-        s->slots[n] = j->slots > 0 ? j->slots : 1;
+        s->sized[n] = (struct fit_sized){j->slots > 0 ? j->slots : 1, (double)j->runtime_us / 1e6};
         n++;
         nclass[cls]++;
         if (j->runtime_us > 0) {
@@ -550,7 +654,37 @@ static int fit_one(const struct fit_ctx *c, int32_t gi, struct fit_result *r, st
     }
     g->jobs = n;
     gsl_sort(s->times, 1, n);
-    if (fit_arrivals(c, s->times, n, t, g, r->z) != 0 || fit_gpus(s->slots, n, c->o->max_gpu_values, t, g) != 0)
+    /* batches: submissions FIT_BATCH_GAP_S or less apart */
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || s->times[i] - s->times[i - 1] > FIT_BATCH_GAP_S)
+            s->work[nb++] = 0;
+        s->work[nb - 1] += 1;
+    }
+    g->batches = nb;
+    if (nb && (double)n / (double)nb > 1.05) { /* else: one job per arrival */
+        gsl_sort(s->work, 1, nb);
+        size_t bins = nb < FIT_RUNTIME_BINS ? nb : FIT_RUNTIME_BINS;
+        t->batch_sizes = malloc(bins * sizeof *t->batch_sizes);
+        if (!t->batch_sizes)
+            return -1;
+        for (size_t b = 0; b < bins; b++) {
+            size_t lo = b * nb / bins, hi = (b + 1) * nb / bins;
+            double sum = 0;
+            for (size_t i = lo; i < hi; i++)
+                sum += s->work[i];
+            t->batch_sizes[b] = hi > lo ? sum / (double)(hi - lo) : s->work[lo];
+        }
+        t->n_batch = bins;
+    }
+    qsort(s->sized, n, sizeof *s->sized, fit_sized_cmp);
+    if (fit_arrivals(c, s->times, n, t, g, r->z) != 0 || fit_gpus(s->sized, n, c->o->max_gpu_values, t, g) != 0)
+        return -1;
+    size_t ns = 0; /* the sizes of jobs with a runtime, still sorted */
+    for (size_t i = 0; i < n; i++)
+        if (s->sized[i].run_s > 0)
+            s->sized[ns++] = s->sized[i];
+    if (fit_size_classes(s->sized, ns, r->z, s->work, t, g) != 0)
         return -1;
     for (int k = 0; k < JOB_CLASS_COUNT; k++) {
         t->class_weights[k] = (double)nclass[k] / (double)(n ? n : 1);
@@ -571,6 +705,18 @@ static int fit_one(const struct fit_ctx *c, int32_t gi, struct fit_result *r, st
         }
     }
     fit_limits(s->ratios, nl, s->limits, t, g, s->work);
+    if (nl >= FIT_MIN_PARAMETRIC) {
+        /* quantiles of the requested times: they sit on round values
+         * (1 h, 4 h, the queue's maximum), which quantiles keep */
+        gsl_sort(s->limits, 1, nl);
+        size_t q = nl < FIT_RUNTIME_BINS ? nl : FIT_RUNTIME_BINS;
+        t->limits_s = malloc(q * sizeof *t->limits_s);
+        if (!t->limits_s)
+            return -1;
+        for (size_t i = 0; i < q; i++)
+            t->limits_s[i] = s->limits[(size_t)(((double)i + 0.5) * (double)nl / (double)q)];
+        t->n_limits = q;
+    }
     return 0;
 }
 
@@ -605,8 +751,8 @@ int fit_workload(const struct workload *w, const struct fit_options *o, struct f
     s.ratios = malloc(n * sizeof *s.ratios);
     s.limits = malloc(n * sizeof *s.limits);
     s.work = malloc(n * sizeof *s.work);
-    s.slots = malloc(n * sizeof *s.slots);
-    int ok = rc == 0 && s.times && s.ratios && s.limits && s.work && s.slots;
+    s.sized = malloc(n * sizeof *s.sized);
+    int ok = rc == 0 && s.times && s.ratios && s.limits && s.work && s.sized;
     for (int k = 0; k < JOB_CLASS_COUNT; k++)
         ok &= (s.runtimes[k] = malloc(n * sizeof *s.runtimes[k])) != NULL;
     for (size_t g = 0; ok && g < c.n_groups; g++)
@@ -617,7 +763,7 @@ int fit_workload(const struct workload *w, const struct fit_options *o, struct f
     free(s.ratios);
     free(s.limits);
     free(s.work);
-    free(s.slots);
+    free(s.sized);
     for (int k = 0; k < JOB_CLASS_COUNT; k++)
         free(s.runtimes[k]);
     free(c.group_of);
@@ -711,6 +857,14 @@ int fit_write_yaml(FILE *out, const struct fit_result *r, const char *source)
         fprintf(out, "\n      jobs_per_hour: %.6g  # %zu jobs; %.0f%% CI %.6g to %.6g; KS inter-arrival %.4f\n",
                 t->jobs_per_hour > 0 ? t->jobs_per_hour : 1e-6, g->jobs, 100 * gsl_cdf_ugaussian_P(r->z) * 2 - 100,
                 g->jobs_per_hour.lo, g->jobs_per_hour.hi, g->ks_interarrival);
+        if (t->n_batch) {
+            fprintf(out, "      # %zu arrivals (submissions %gs apart or less are one), %.2f jobs each on average\n"
+                         "      batch: [",
+                    g->batches, (double)FIT_BATCH_GAP_S, (double)g->jobs / (double)(g->batches ? g->batches : 1));
+            for (size_t k = 0; k < t->n_batch; k++)
+                fprintf(out, "%s%.4g", k ? ", " : "", t->batch_sizes[k]);
+            fputs("]\n", out);
+        }
         if (g->hourly_fitted)
             fit_put_profile(out, "hourly", t->hourly, 24);
         if (g->weekly_fitted)
@@ -730,11 +884,36 @@ int fit_write_yaml(FILE *out, const struct fit_result *r, const char *source)
         for (int k = 0; k < JOB_CLASS_COUNT; k++)
             if (t->class_weights[k] > 0)
                 fit_put_runtime(out, t, g, k);
+        if (g->n_size_classes) {
+            fputs("      runtime_by_gpus:  # jobs of more GPUs than the entry before, up to up_to\n", out);
+            for (size_t k = 0; k < g->n_size_classes && k < t->n_by_size; k++) {
+                const struct fit_runtime *fr = &g->size_classes[k].runtime;
+                const struct runtime_spec *rs = &t->by_size[k].runtime;
+                char a[48];
+                fprintf(out, "        # %zu runtimes, as %zu bin means; KS of a lognormal fit %.4f, weibull %.4f\n",
+                        fr->n, rs->n_empirical, fr->ks_lognormal, fr->ks_weibull);
+                fprintf(out, "        - {up_to: %d, runtime: {empirical: [", (int)t->by_size[k].up_to_gpus);
+                for (size_t e = 0; e < rs->n_empirical; e++) {
+                    fit_duration(a, sizeof a, rs->empirical_s[e]);
+                    fprintf(out, "%s%s", e ? ", " : "", a);
+                }
+                fputs("]}}\n", out);
+            }
+        }
         char round[48];
         fit_duration(round, sizeof round, t->limit_round_s);
         fprintf(out, "      limit_factor: %.6g  # median of limit / runtime over %zu jobs\n", t->limit_factor,
                 g->n_limits);
         fprintf(out, "      limit_round: %s\n", t->limit_round_s > 0 ? round : "0");
+        if (t->n_limits) {
+            fprintf(out, "      # requested times, %zu quantiles: a job draws one at least its runtime\n      limits: [",
+                    t->n_limits);
+            for (size_t k = 0; k < t->n_limits; k++) {
+                fit_duration(round, sizeof round, t->limits_s[k]);
+                fprintf(out, "%s%s", k ? ", " : "", round);
+            }
+            fputs("]\n", out);
+        }
         fputs("      growth_per_quarter: 0\n", out);
     }
     return fflush(out) != 0 || ferror(out) ? -1 : 0;

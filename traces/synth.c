@@ -26,6 +26,11 @@ static void team_spec_release(struct team_spec *t)
     free(t->gpu_weights);
     for (int c = 0; c < JOB_CLASS_COUNT; c++)
         free(t->runtime[c].empirical_s);
+    for (size_t k = 0; k < t->n_by_size; k++)
+        free(t->by_size[k].runtime.empirical_s);
+    free(t->by_size);
+    free(t->limits_s);
+    free(t->batch_sizes);
 }
 
 void workload_spec_release(struct workload_spec *s)
@@ -50,6 +55,7 @@ void team_spec_init(struct team_spec *t, enum job_class cls)
     for (int c = 0; c < JOB_CLASS_COUNT; c++)
         t->runtime[c].dist = (struct distribution){DIST_FIXED, 3600, 0};
     t->limit_factor = 1;
+    t->replicas = 1;
 }
 
 struct team_spec *workload_spec_add_team(struct workload_spec *s)
@@ -139,7 +145,8 @@ double synth_expected_jobs(const struct team_spec *t, sim_time start_us, sim_tim
         total += c * synth_growth_integral(t->growth_per_quarter, a_s, b_s);
         at = next;
     }
-    return total;
+    /* a service deployment brings its replicas (a batch's jobs are in the rate already) */
+    return t->is_service && t->replicas > 1 ? total * t->replicas : total;
 }
 
 /* An upper bound of the rate over [start_us, end_us) in jobs per second: the
@@ -256,8 +263,13 @@ static int synth_team(const struct team_spec *t, size_t index, int32_t team_id, 
         return 0;
     double end_s = (double)end_us / 1e6, t_s = (double)start_us / 1e6;
     uint64_t seq = 0;
+    /* batches: arrivals come at rate / mean batch, so jobs_per_hour stays jobs */
+    double mean_batch = 0;
+    for (size_t b = 0; b < t->n_batch; b++)
+        mean_batch += (t->batch_sizes[b] >= 1 ? t->batch_sizes[b] : 1) / (double)t->n_batch;
+    double step = t->n_batch ? peak / mean_batch : peak;
     for (;;) {
-        t_s += -log(pcg32_unit_open(&arrivals)) / peak;
+        t_s += -log(pcg32_unit_open(&arrivals)) / step;
         double u = pcg32_unit(&arrivals);
         if (t_s >= end_s)
             break;
@@ -266,17 +278,52 @@ static int synth_team(const struct team_spec *t, size_t index, int32_t team_id, 
             continue;
         if (u * peak * 3600 >= synth_rate_per_hour(t, at, start_unix_s))
             continue;
+        int64_t batch = 1;
+        if (t->n_batch) {
+            size_t b = (size_t)(pcg32_unit(&arrivals) * (double)t->n_batch);
+            double v = t->batch_sizes[b < t->n_batch ? b : t->n_batch - 1];
+            batch = v >= 1 ? llround(v) : 1;
+        }
         double ug = pcg32_unit(&sizes); /* drawn even with one choice: two uniforms per job */
         int32_t gpus = t->n_gpus ? t->gpus[synth_pick(t->gpu_weights, t->n_gpus, ug)] : 1;
         size_t c = synth_pick(t->class_weights, JOB_CLASS_COUNT, pcg32_unit(&sizes));
-        double rt = synth_runtime_s(&t->runtime[c], &durations);
+        const struct runtime_spec *rs = &t->runtime[c];
+        if (t->n_by_size) {
+            size_t k = 0;
+            while (k + 1 < t->n_by_size && gpus > t->by_size[k].up_to_gpus)
+                k++;
+            rs = &t->by_size[k].runtime;
+        }
+        double rt = synth_runtime_s(rs, &durations);
         struct job j = {.id = -1, .submit_us = at, .user = -1, .team = team_id, .status = -1,
                         .job_class = (int32_t)c};
         j.runtime_us = llround(rt * 1e6);
         j.limit_us = synth_limit_us(t, rt, j.runtime_us);
+        if (t->n_limits) {
+            /* among the observed limits at least the runtime, uniformly */
+            size_t lo = 0, hi = t->n_limits;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (t->limits_s[mid] < rt)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            double ul = pcg32_unit(&durations);
+            if (lo < t->n_limits) {
+                size_t k = lo + (size_t)(ul * (double)(t->n_limits - lo));
+                sim_time us = llround(t->limits_s[k < t->n_limits ? k : t->n_limits - 1] * 1e6);
+                j.limit_us = us < j.runtime_us ? j.runtime_us : us;
+            } else {
+                j.limit_us = j.runtime_us;
+            }
+        }
         j.slots = gpus;
-        if (synth_push(o, &j, 2 + (uint32_t)index, seq++, 0) != 0)
-            return -1;
+        /* a batch is a job array (copies of one job); a service deployment, its replicas */
+        int64_t copies = t->is_service && t->replicas > 1 ? t->replicas : batch;
+        for (int64_t r = 0; r < copies; r++)
+            if (synth_push(o, &j, 2 + (uint32_t)index, seq++, 0) != 0)
+                return -1;
     }
     return 0;
 }

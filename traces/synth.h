@@ -13,10 +13,12 @@
  * Every random purpose of every team has its own PCG stream (arrivals,
  * sizes, durations; index = team), so the jobs a seed generates never depend
  * on the policy, the cluster, or on other teams. Jobs are sorted by submit
- * time; ids count from 1. Each accepted job takes exactly two uniforms from
- * its team's sizes stream (GPU count, class) and one from its durations
- * stream (inverse CDF or empirical index), so changing a team's job mix
- * leaves its arrival times unchanged, and vice versa.
+ * time; ids count from 1. Each accepted arrival takes exactly two uniforms
+ * from its team's sizes stream (GPU count, class) and one from its
+ * durations stream (inverse CDF or empirical index; a second one with
+ * observed limits), so changing a team's job mix leaves its arrival times
+ * unchanged, and vice versa. An arrival with a batch (job arrays) or a
+ * service deployment brings that many copies of its job.
  *
  * Calendar: growth counts from simulated time 0 (the scenario start), so a
  * team grows (1 + g)^(t / 13 w). Hour of day and day of week come from
@@ -64,6 +66,15 @@ struct runtime_spec {
     size_t n_empirical;
 };
 
+/* Runtimes by size: a job of more GPUs than the previous entry's up_to_gpus
+ * and at most this one's takes this runtime instead of its class's (jobs
+ * larger than every entry: the last). fit writes them, since on real
+ * traces large jobs run longer, and losing that loses most of the work. */
+struct size_runtime {
+    int32_t up_to_gpus;
+    struct runtime_spec runtime;
+};
+
 struct team_spec {
     char name[TEAM_NAME_MAX];
     double jobs_per_hour;
@@ -80,6 +91,25 @@ struct team_spec {
     double limit_round_s;  /* rounded up to a multiple of this (0 = exact) */
     double growth_per_quarter;
     int32_t priority;
+    struct size_runtime *by_size; /* sorted by up_to_gpus; none: the class runtimes */
+    /* requested times as users give them, sorted: a job's limit is drawn
+     * among those at least its runtime (one more uniform from its team's
+     * durations stream), else its runtime; none: limit_factor */
+    double *limits_s;
+    size_t n_limits;
+    /* jobs per arrival (job arrays, scripted submissions), resampled; an
+     * arrival brings that many jobs at once, and arrivals come at
+     * jobs_per_hour / their mean (one more uniform from the arrivals
+     * stream per arrival); none: one job per arrival */
+    double *batch_sizes;
+    size_t n_batch;
+    size_t n_by_size;
+    /* services: each arrival deploys `replicas` jobs (same submission and
+     * lifetime) that restart in place after a failure, out service_restart_s
+     * (models/simulation.h); 0: batch jobs */
+    int is_service;
+    int32_t replicas;
+    double service_restart_s;
 };
 
 struct workload_spec {
@@ -102,8 +132,9 @@ struct team_spec *workload_spec_add_team(struct workload_spec *s);
 /* The team's arrival rate in jobs per hour at simulated time at_us: profiles,
  * bursts and growth applied, as synth_generate draws it. */
 double synth_rate_per_hour(const struct team_spec *t, sim_time at_us, int64_t start_unix_s);
-/* The expected number of the team's arrivals in [start_us, end_us): the
- * integral of the rate, exact (piecewise by hour and burst edges). */
+/* The expected number of the team's jobs submitted in [start_us, end_us):
+ * the integral of the rate, exact (piecewise by hour and burst edges), times
+ * a service's replicas. */
 double synth_expected_jobs(const struct team_spec *t, sim_time start_us, sim_time end_us, int64_t start_unix_s);
 
 /* Generates the jobs submitted in [start_us, end_us) into w (initialised by

@@ -280,7 +280,7 @@ stop_agent main
 # ---- recovery: jobs outlive a SIGKILLed agent and are re-adopted, or settled ----
 write_config rec "policy = fcfs+easy"
 start_agent rec || { finish agent; exit 1; }
-L1=$(ag rec submit --time 10s -- sleep 2)
+L1=$(ag rec submit --time 20s -- sleep 6) # outlives the restart even on a loaded machine
 L2=$(ag rec submit --time 1s -- sleep 30)
 L3=$(ag rec submit --time 30s -- sleep 3)
 L4=$(ag rec submit --time 30s --requeue -- sleep 3)

@@ -1,7 +1,7 @@
 /* report_fixture: fills a forecast_result with known synthetic numbers and
  * writes its report, for tests/report/run.sh.
  *
- *   report_fixture [--no-plan] [--unmet] [--partial] [--no-dates] DIR
+ *   report_fixture [--no-plan] [--unmet] [--partial] [--no-dates] [--short-last] [--no-slo] DIR
  *   report_fixture --self-test
  *
  * Prints one line, "gnuplot_missing=N charts_written=N charts_failed=N
@@ -77,6 +77,7 @@ static void fill_result(struct forecast_result *r, const struct scenario *s, int
     r->period_us = 91 * day_us;
     r->sample_us = 7 * day_us;
     r->n_periods = PERIODS;
+    r->horizon_us = (sim_time)PERIODS * r->period_us;
     r->n_samples = PERIODS * 13 + 1;
     snprintf(r->period_name, sizeof r->period_name, "quarter");
     r->n_teams = TEAMS;
@@ -95,7 +96,9 @@ static void fill_result(struct forecast_result *r, const struct scenario *s, int
             fp->wait_p95_s = 3600.0 * (p + 1) + 60 * i; /* Q1 meets 2h; Q2 does in 4 of 5 reps */
             fp->wait_p99_s = 7200.0 * (p + 1) + 60 * i;
             fp->wait_mean_s = 900.0 * (p + 1);
-            fp->peak_demand_gpus = 1800 + 150.0 * p + 10 * i;
+            fp->offered_load_gpus = 1800 + 150.0 * p + 10 * i;
+            fp->offered_peak_gpus = 1.6 * fp->offered_load_gpus;
+            fp->backlog_gpus = 50.0 * p + i;
             fp->capacity_gpus = p < 3 ? 2048 : 2560;
             fp->lost_gpu_hours = 100.0 * (p + 1) + i;
             fp->failures = 3 + p + (i % 2);
@@ -109,8 +112,9 @@ static void fill_result(struct forecast_result *r, const struct scenario *s, int
         for (uint32_t k = 0; k < r->n_samples; k++) {
             struct forecast_sample *fs = &rep->samples[k];
             fs->capacity_gpus = k < 3 * 13 ? 2048 : 2560;
-            fs->demand_gpus = 1600 + 12.0 * k + 15 * i;
-            fs->in_use_gpus = fs->demand_gpus < fs->capacity_gpus ? fs->demand_gpus : fs->capacity_gpus;
+            fs->offered_gpus = 1600 + 12.0 * k + 15 * i;
+            fs->in_use_gpus = fs->offered_gpus < fs->capacity_gpus ? fs->offered_gpus : fs->capacity_gpus;
+            fs->backlog_gpus = fs->offered_gpus - fs->in_use_gpus;
             fs->queue_jobs = 5 + 0.5 * k + i;
         }
         rep->team_n_waits = xcalloc(TEAMS, sizeof *rep->team_n_waits);
@@ -168,7 +172,7 @@ static int self_test(void)
 
 int main(int argc, char **argv)
 {
-    int plan_mode = 1, partial = 0, dates = 1;
+    int plan_mode = 1, partial = 0, dates = 1, short_last = 0, no_slo = 0;
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--self-test") == 0)
@@ -179,24 +183,34 @@ int main(int argc, char **argv)
             plan_mode = 2;
         else if (strcmp(argv[i], "--partial") == 0)
             partial = 1;
+        else if (strcmp(argv[i], "--no-slo") == 0)
+            no_slo = 1;
+        else if (strcmp(argv[i], "--short-last") == 0)
+            short_last = 1;
         else if (strcmp(argv[i], "--no-dates") == 0)
             dates = 0;
         else if (argv[i][0] != '-' && !dir)
             dir = argv[i];
         else {
-            fprintf(stderr, "usage: report_fixture [--no-plan] [--unmet] [--partial] [--no-dates] DIR\n");
+            fprintf(stderr, "usage: report_fixture [--no-plan] [--unmet] [--partial] [--no-dates] [--short-last] [--no-slo] DIR\n");
             return 2;
         }
     }
     if (!dir) {
-        fprintf(stderr, "usage: report_fixture [--no-plan] [--unmet] [--partial] [--no-dates] DIR\n");
+        fprintf(stderr, "usage: report_fixture [--no-plan] [--unmet] [--partial] [--no-dates] [--short-last] [--no-slo] DIR\n");
         return 2;
     }
     struct scenario s;
     scenario_init(&s);
     fill_scenario(&s, dates);
+    if (no_slo)
+        s.plan.has_slo = 0;
     struct forecast_result r;
     fill_result(&r, &s, partial);
+    if (short_last) { /* the horizon ends 30 days into Q4 */
+        r.horizon_us = 3 * r.period_us + 30 * day_us;
+        r.last_period_partial = 1;
+    }
     struct plan_order order = {.date_us = 31 * day_us, .ready_us = (31 + 26 * 7 + 7) * day_us, .count = 32,
                                .gpus = 0, .cost_usd = 32 * 250000.0};
     snprintf(order.node_type, sizeof order.node_type, "H100-SXM");

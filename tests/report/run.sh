@@ -55,14 +55,18 @@ assert d["meta"]["version"] and d["meta"]["kind"] == "forecast", d["meta"]
 assert d["scenario"]["seed"] == 42 and d["scenario"]["start_date"] == "2027-01-01", d["scenario"]
 assert d["replications"] == {"requested": 5, "completed": 5, "partial": False}, d["replications"]
 assert d["horizon"]["period"] == "quarter" and d["horizon"]["periods"] == 4, d["horizon"]
+assert d["horizon"]["last_period_partial"] is False and d["horizon"]["length_s"] == 4 * 91 * 86400, d["horizon"]
+assert [p["partial"] for p in d["periods"]] == [False] * 4 and d["periods"][3]["length_s"] == 91 * 86400
 assert len(d["periods"]) == 4
 for p in range(4):
     m = d["periods"][p]["metrics"]
     near(m["utilization"]["mean"], 0.52 + 0.1 * p)
     near(m["capacity_gpus"]["mean"], 2048 if p < 3 else 2560)
     near(m["wait_p95_s"]["p50"], 3600 * (p + 1) + 120)
-    assert set(m) >= {"utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "peak_demand_gpus",
-                      "lost_gpu_hours", "failures"}, sorted(m)
+    assert set(m) >= {"utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "offered_load_gpus",
+                      "offered_peak_gpus", "backlog_gpus", "lost_gpu_hours", "failures"}, sorted(m)
+    assert "peak_demand_gpus" not in m, "the backlog must not be reported as demand"
+    near(m["offered_load_gpus"]["mean"], 1820 + 150 * p)
 near(d["periods"][0]["slo_share"], 1.0)
 near(d["periods"][1]["slo_share"], 0.2)
 assert [t["name"] for t in d["teams"]] == ["alpha", hostile, "gamma's, `touch PWNED` @x team"], d["teams"]
@@ -73,7 +77,11 @@ assert d["plan"]["met"] is True and d["plan"]["orders"][0]["count"] == 32, d["pl
 assert d["plan"]["orders"][0]["date"] == "2027-02-01", d["plan"]["orders"]
 assert [e["source"] for e in d["capacity"]["events"]] == ["placed", "plan"], d["capacity"]
 assert d["capacity"]["initial_gpus"] == 2048
-assert any("outgrows capacity from Q3" in l for l in d["recommendation"]), d["recommendation"]
+assert any("offered load outgrows capacity from Q3" in l and "2,120 GPUs of work" in l and "(4% short)" in l
+           and "the backlog reaches 102 GPUs queued in Q3, which is the queue, not demand" in l
+           and "Already in Q1 the load is 89% of capacity" in l
+           for l in d["recommendation"]), d["recommendation"]
+assert not any("partial:" in l or "is partial" in l for l in d["recommendation"]), d["recommendation"]
 assert d["action_needed"] is True
 PY
 
@@ -84,11 +92,12 @@ def rows(name):
     with open(base + "/" + name, newline="") as f:
         return list(csv.reader(f))
 p, s, t = rows("periods.csv"), rows("samples.csv"), rows("teams.csv")
-assert len(p) == 1 + 4 * 11, len(p)          # 4 periods x 11 metrics
+assert len(p) == 1 + 4 * 14, len(p)          # 4 periods x 14 metrics
 assert len(s) == 1 + 53, len(s)              # 52 weeks + 1
 assert len(t) == 1 + 3 * 4, len(t)           # 3 teams x 4 periods
 assert p[0][:4] == ["period", "period_label", "period_start_s", "period_start_date"], p[0]
 assert "capacity_gpus_mean" in s[0] and "queue_jobs_p95" in s[0] and s[0][0] == "time_s", s[0]
+assert "offered_gpus_mean" in s[0] and "backlog_gpus_mean" in s[0] and "demand_gpus_mean" not in s[0], s[0]
 assert "gpu_hours_mean" in t[0], t[0]
 assert [r[0] for r in t[1:]].count(hostile) == 4
 assert [r[0] for r in t[1:]].count("gamma's, `touch PWNED` @x team") == 4
@@ -111,6 +120,34 @@ else pass; fi
 if grep -q '<script\|src="http\|href="http' "$R1/index.html"; then fail "report: index.html is not self-contained"; else pass; fi
 grep -q 'id="recommendation"' "$R1/index.html" && grep -q 'Order 32 x H100-SXM by 2027-02-01' "$R1/index.html" &&
   pass || fail "report: index.html has no recommendation naming the plan's order"
+
+# charts a planner can read: capacity against the offered load (not the
+# backlog), waits on a log scale with the SLO drawn, fonts of 14 pt
+grep -q "title 'offered load p50'" "$R1/capacity.gp" && ! grep -qi "demand" "$R1/capacity.gp" && pass ||
+  fail "report: capacity.gp does not draw capacity against the offered load"
+grep -q '^set logscale y' "$R1/waits.gp" && grep -qF "with lines dt 2 lw 2.5 lc rgb \"#000000\" title 'SLO p95_wait <= 2.0 h'" "$R1/waits.gp" &&
+  pass || fail "report: waits.gp has no log scale or no SLO line"
+grep -q '^set terminal svg .*font "DejaVu Sans,14"' "$R1/waits.gp" && pass || fail "report: charts are not set in 14 pt"
+if [ $have_gnuplot = 1 ]; then
+  grep -qF 'SLO p95_wait &lt;= 2.0 h' "$R1/waits.svg" && pass || fail "report: waits.svg does not show the SLO line's label"
+fi
+# without an SLO, no SLO line
+check "report: no plan, no SLO" "$FIXTURE" --no-plan --no-slo "$TMP/r-noslo"
+grep -q 'SLO' "$TMP/r-noslo/waits.gp" && fail "report: SLO line drawn without an SLO" || pass
+# a partial last period is flagged: table, chart labels, recommendation
+check "report: short last period" "$FIXTURE" --short-last "$TMP/r-short"
+grep -qF 'Q4 <span class="partial">(partial)</span>' "$TMP/r-short/index.html" &&
+  grep -qF 'Q4 is partial: the horizon ends 30.0 d into it' "$TMP/r-short/index.html" &&
+  grep -q '^4 Q4\* ' "$TMP/r-short/utilization.dat" && grep -q 'last period partial' "$TMP/r-short/waits.gp" && pass ||
+  fail "report: a partial last period is not flagged"
+grep -q 'partial' "$R1/utilization.gp" && fail "report: a whole last period flagged partial" || pass
+python3 - "$TMP/r-short/summary.json" <<'PY' && pass || fail "report: summary.json does not flag the partial last period"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["horizon"]["last_period_partial"] is True
+assert d["periods"][3]["partial"] is True and d["periods"][3]["length_s"] == 30 * 86400, d["periods"][3]
+assert d["periods"][2]["partial"] is False
+PY
 
 # determinism: another folder, and the same folder again
 check "report: second run" "$FIXTURE" "$TMP/r2"
@@ -215,6 +252,22 @@ else
   if [ $n_svg = 7 ]; then pass; else fail "report: $n_svg of 7 charts are an <svg> in Chromium's DOM"; fi
   grep -qF 'a_b^c "quoted" &lt;tag&gt;' "$TMP/dom.html" && ! grep -qF '<tag>' "$TMP/dom.html" && pass ||
     fail "report: the hostile team name became markup in Chromium's DOM"
+  # the SLO line is in the rendered waits chart, and the capacity chart
+  # compares with the offered load
+  tr -d '\n' <"$TMP/dom.html" | grep -q '<figure id="chart-waits".*SLO p95_wait &lt;= 2.0 h' && pass ||
+    fail "report: the SLO line is not in Chromium's DOM of the waits chart"
+  tr -d '\n' <"$TMP/dom.html" | grep -q '<figure id="chart-capacity".*offered load p50' && pass ||
+    fail "report: the capacity chart in Chromium's DOM does not show the offered load"
+  # a screenshot: a real PNG of the page as rendered (REPORT_SCREENSHOT=FILE keeps it, to look at)
+  shot=${REPORT_SCREENSHOT:-$TMP/report.png}
+  rm -rf "$TMP/chrome-profile"
+  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+    --user-data-dir="$TMP/chrome-profile" --window-size=1280,4000 --screenshot="$shot" "file://$abs" \
+    >"$TMP/shot.out" 2>&1
+  if [ -s "$shot" ] && [ "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+     [ "$(wc -c <"$shot")" -gt 50000 ]; then pass
+  else fail "report: no screenshot of the page from Chromium"; tail -3 "$TMP/shot.out" | sed 's/^/  | /'; fi
 fi
 
 finish report

@@ -106,7 +106,7 @@ static void test_fit_round_trip(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    fputs("cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 4}\n", mem);
+    fputs("cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 8}\n", mem);
     CHECK_INT(fit_write_yaml(mem, &r, "synthetic"), 0);
     fclose(mem);
     struct scenario sc;

@@ -357,7 +357,7 @@ static void test_synth_base_trace(void)
 static void test_synth_scenario_section(void)
 {
     const char *text = "start_date: 2027-01-04\n"
-                       "cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 4}\n"
+                       "cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 8}\n"
                        "runtime: {default_class: finetune}\n"
                        "workload:\n"
                        "  teams:\n"
