@@ -337,9 +337,15 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static int limits_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+/* A team's list of numbers under key (each checked against the schema row
+ * named path): 0 with *out NULL when absent or wrong (the reader reported
+ * it), -1 out of memory. */
+static int number_list_fill(struct fill *f, yaml_node_t *m, const char *key, const char *path, double **out,
+                            size_t *n_out)
 {
-    yaml_node_t *list = reader_get(f->r, m, "limits");
+    *out = NULL;
+    *n_out = 0;
+    yaml_node_t *list = reader_get(f->r, m, key);
     size_t n = reader_count(list);
     if (!n)
         return 0;
@@ -348,38 +354,29 @@ static int limits_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
         return -1;
     for (size_t i = 0; i < n; i++) {
         struct schema_value sv;
-        if (reader_scalar(f->r, reader_item(f->r, list, i), "workload.teams[].limits[]", &sv) != READER_GIVEN) {
+        if (reader_scalar(f->r, reader_item(f->r, list, i), path, &sv) != READER_GIVEN) {
             free(v);
             return 0;
         }
         v[i] = sv.num;
     }
-    qsort(v, n, sizeof *v, cmp_double); /* the draw needs them sorted; the file's order does not matter */
-    t->limits_s = v;
-    t->n_limits = n;
+    *out = v;
+    *n_out = n;
+    return 0;
+}
+
+static int limits_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
+{
+    if (number_list_fill(f, m, "limits", "workload.teams[].limits[]", &t->limits_s, &t->n_limits) != 0)
+        return -1;
+    if (t->n_limits) /* the draw needs them sorted; the file's order does not matter */
+        qsort(t->limits_s, t->n_limits, sizeof *t->limits_s, cmp_double);
     return 0;
 }
 
 static int batch_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
 {
-    yaml_node_t *list = reader_get(f->r, m, "batch");
-    size_t n = reader_count(list);
-    if (!n)
-        return 0;
-    double *v = malloc(n * sizeof *v);
-    if (!v)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        struct schema_value sv;
-        if (reader_scalar(f->r, reader_item(f->r, list, i), "workload.teams[].batch[]", &sv) != READER_GIVEN) {
-            free(v);
-            return 0;
-        }
-        v[i] = sv.num;
-    }
-    t->batch_sizes = v;
-    t->n_batch = n;
-    return 0;
+    return number_list_fill(f, m, "batch", "workload.teams[].batch[]", &t->batch_sizes, &t->n_batch);
 }
 
 static void service_fill(struct fill *f, yaml_node_t *m, struct team_spec *t)
