@@ -355,6 +355,7 @@ void policy_host_close(struct policy_host *h)
     if (h->failed > 0)
         keep(h->pl.state);
     free(h->room);
+    free(h->room_stamp);
     free(h->started);
     free(h->preempted);
     memset(h, 0, sizeof *h);
@@ -422,12 +423,49 @@ int policy_host_size_decisions(struct policy_decisions *out, const struct cluste
 
 /* ---- checking ---- */
 
+/* Grows a stamp array, zeroing what is new (zero is never a live stamp). */
+static int grow_stamps(uint32_t **a, uint32_t *cap, uint32_t need)
+{
+    uint32_t old = *cap;
+    if (buffers_grow((void **)a, cap, need, sizeof **a) != 0)
+        return -1;
+    memset(*a + old, 0, (size_t)(*cap - old) * sizeof **a);
+    return 0;
+}
+
 static int scratch(struct policy_host *h, const struct cluster_view *v)
 {
     if (buffers_grow((void **)&h->room, &h->cap_room, v->n_nodes + 1, sizeof *h->room) != 0 ||
-        buffers_grow((void **)&h->started, &h->cap_started, v->n_queued + 1, 1) != 0 ||
-        buffers_grow((void **)&h->preempted, &h->cap_preempted, v->n_running + 1, 1) != 0)
+        grow_stamps(&h->room_stamp, &h->cap_room_stamp, v->n_nodes + 1) != 0 ||
+        grow_stamps(&h->started, &h->cap_started, v->n_queued + 1) != 0 ||
+        grow_stamps(&h->preempted, &h->cap_preempted, v->n_running + 1) != 0)
         return -1;
+    if (++h->check_stamp == 0) {
+        /* wrapped: forget every old stamp once in 4 billion passes */
+        memset(h->room_stamp, 0, h->cap_room_stamp * sizeof *h->room_stamp);
+        memset(h->started, 0, h->cap_started * sizeof *h->started);
+        memset(h->preempted, 0, h->cap_preempted * sizeof *h->preempted);
+        h->check_stamp = 1;
+    }
+    return 0;
+}
+
+/* The slots still free on node in this pass, from the view on first use. */
+static int32_t *room_of(struct policy_host *h, const struct cluster_view *v, int32_t node)
+{
+    if (h->room_stamp[node] != h->check_stamp) {
+        h->room_stamp[node] = h->check_stamp;
+        h->room[node] = v->nodes[node].state == POLICY_NODE_UP ? v->nodes[node].free_slots : 0;
+    }
+    return &h->room[node];
+}
+
+/* Marks index in a stamp array; returns 1 when it was marked already. */
+static int mark_once(uint32_t *stamps, uint32_t index, uint32_t stamp)
+{
+    if (stamps[index] == stamp)
+        return 1;
+    stamps[index] = stamp;
     return 0;
 }
 
@@ -439,11 +477,7 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
         return "wrote past its decision buffer";
     if (scratch(h, v) != 0)
         return "could not be checked: out of memory";
-    memset(h->started, 0, v->n_queued);
-    memset(h->preempted, 0, v->n_running);
-    int32_t *room = h->room;
-    for (uint32_t i = 0; i < v->n_nodes; i++)
-        room[i] = v->nodes[i].state == POLICY_NODE_UP ? v->nodes[i].free_slots : 0;
+    uint32_t stamp = h->check_stamp;
     /* preemptions first: their slots are free for the starts of the pass */
     for (uint32_t k = 0; k < d->n; k++) {
         const struct policy_decision *x = &d->items[k];
@@ -454,13 +488,13 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
             return "preempted although it declared it never does";
         if (x->job_index >= v->n_running || v->running[x->job_index].job.id != x->job_id)
             return "preempted a job that is not running";
-        if (h->preempted[x->job_index]++)
+        if (mark_once(h->preempted, x->job_index, stamp))
             return "preempted a job twice";
         const struct policy_running *r = &v->running[x->job_index];
         for (uint32_t a = 0; a < r->alloc_count; a++) {
             const struct policy_alloc *al = &v->allocs[r->alloc_first + a];
             if (al->node >= 0 && (uint32_t)al->node < v->n_nodes && v->nodes[al->node].state == POLICY_NODE_UP)
-                room[al->node] += al->slots;
+                *room_of(h, v, al->node) += al->slots;
         }
     }
     for (uint32_t k = 0; k < d->n; k++) {
@@ -478,7 +512,7 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
         /* the index must name a waiting job, and the id must be that job's */
         if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
             return "started a job that is not waiting";
-        if (h->started[x->job_index]++)
+        if (mark_once(h->started, x->job_index, stamp))
             return "started a job twice";
         if (x->alloc_count == 0 || x->alloc_first > d->n_allocs || x->alloc_count > d->n_allocs - x->alloc_first)
             return "allocation out of the decision buffer";
@@ -490,8 +524,9 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
             if (v->nodes[al->node].state != POLICY_NODE_UP)
                 return v->nodes[al->node].state == POLICY_NODE_DRAINING ? "placed on a draining node"
                                                                          : "placed on a down node";
-            room[al->node] -= al->slots;
-            if (room[al->node] < 0)
+            int32_t *room = room_of(h, v, al->node);
+            *room -= al->slots;
+            if (*room < 0)
                 return "over-allocated a node";
             sum += al->slots;
         }

@@ -58,10 +58,12 @@ struct policy_host {
     double decide_timeout_s;  /* <= 0: no limit */
     int guarded;              /* a plugin: crashes are caught */
     int failed;               /* crashed or hung: never called again */
-    /* the checker's scratch, sized per pass */
+    /* the checker's scratch: entries stamped with the pass that set them, so
+     * a check costs what the decisions touch, not the size of the view */
+    uint32_t check_stamp;
     int32_t *room;
-    uint32_t cap_room;
-    uint8_t *started, *preempted;
+    uint32_t *room_stamp, cap_room, cap_room_stamp;
+    uint32_t *started, *preempted;
     uint32_t cap_started, cap_preempted;
 };
 
