@@ -427,24 +427,22 @@ static void print_plan(FILE *out, const struct scenario *s, const struct plan_op
         fprintf(out, "%s%s", i ? " and " : "", po->goal.slos[i].text);
     fprintf(out, " in at least %.0f%% of replications, every %s\n", 100 * po->goal.confidence, period_noun(s));
     fprintf(out, "policy       %s", p->policy);
-    if (p->n_alternatives > 1) {
-        fprintf(out, " (");
-        int k = 0;
-        for (size_t i = 0; i < p->n_alternatives; i++) {
-            const struct plan_alternative *alt = &p->alternatives[i];
-            if (!strcmp(alt->policy, p->policy) && i == 0)
-                continue;
-            if (!strcmp(alt->policy, p->policy))
-                continue;
-            if (!alt->searched)
-                fprintf(out, "%s%s: not searched", k++ ? "; " : "", alt->policy);
-            else
-                fprintf(out, "%s%s: $%.0f, %u %s%s missed", k++ ? "; " : "", alt->policy, alt->cost_usd, alt->missed,
-                        period_noun(s), alt->missed == 1 ? "" : "s");
-        }
-        fprintf(out, ")");
-    }
+    if (p->n_alternatives > 1)
+        fprintf(out, " (%s; the cheapest of %zu policies weighed)",
+                strcmp(p->policy, p->alternatives[0].policy) ? "a change from the forecast's" : "the forecast's own",
+                p->n_alternatives);
     fputc('\n', out);
+    for (size_t i = 0; i < p->n_alternatives && p->n_alternatives > 1; i++) {
+        const struct plan_alternative *alt = &p->alternatives[i];
+        if (!strcmp(alt->policy, p->policy))
+            continue;
+        if (!alt->searched)
+            fprintf(out, "instead of   %s: not searched (interrupted)\n", alt->policy);
+        else
+            fprintf(out, "instead of   %s: $%.0f, %zu order%s, %u %s%s missed\n", alt->policy, alt->cost_usd,
+                    alt->n_orders, alt->n_orders == 1 ? "" : "s", alt->missed, period_noun(s),
+                    alt->missed == 1 ? "" : "s");
+    }
     if (!p->n_orders)
         fprintf(out, "orders       none needed\n");
     for (size_t i = 0; i < p->n_orders; i++) {
@@ -471,11 +469,11 @@ static void print_plan(FILE *out, const struct scenario *s, const struct plan_op
     fprintf(out, "search       %u forecasts of %u replications, the same seeds for every candidate\n", evaluations,
             po->search_reps);
     if (!p->partial) {
-        fprintf(out, "confirmed    on %u fresh replications (#%u-%u):", p->confirm.completed, p->confirm_first_rep,
-                p->confirm_first_rep + po->confirm_reps - 1);
+        fprintf(out, "confirmed    on %u fresh replications (#%u-%u), the share meeting the SLO:", p->confirm.completed,
+                p->confirm_first_rep, p->confirm_first_rep + po->confirm_reps - 1);
         for (uint32_t k = 0; k < p->n_periods; k++)
             fprintf(out, " %s%u %.0f%%", period_tag(s), k + 1, 100 * p->share[k]);
-        fprintf(out, " met\n");
+        fputc('\n', out);
     }
     int any = 0;
     for (uint32_t k = 0; k < p->n_periods; k++)

@@ -399,6 +399,15 @@ static int settle_period(struct search *x, uint32_t p)
         reachable = 1;
         int64_t hi = affordable(x, &o);
         budget_bound |= hi < ps->max_nodes;
+        if (have) {
+            /* more than the best option's cost cannot win: do not forecast it */
+            struct planned_order one = o;
+            price_order(x, &one, 1);
+            double unit = one.price_usd + one.running_usd;
+            double most = unit > 0 ? floor((best.price_usd + best.running_usd) / unit) : (double)hi;
+            if (most < (double)hi)
+                hi = (int64_t)most;
+        }
         int64_t count;
         if ((rc = fewest(x, p, &o, hi, &count)) != 0)
             return rc;
