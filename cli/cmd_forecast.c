@@ -519,6 +519,11 @@ static void plan_to_summary(const struct scenario *s, const struct plan_result *
     out->met = p->met;
     out->reason = p->reason[0] ? p->reason : NULL;
     out->slo = slo_text;
+    out->policy = p->policy;
+    if (p->n_alternatives > 1 && strcmp(p->policy, p->alternatives[0].policy) != 0) {
+        out->instead_of = p->alternatives[0].policy;
+        out->instead_cost_usd = p->alternatives[0].cost_usd;
+    }
 }
 
 static json_t *plan_json(const struct scenario *s, const struct plan_options *po, const struct plan_result *p,

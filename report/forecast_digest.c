@@ -264,14 +264,22 @@ static int recommend_plan(struct forecast_digest *d)
         snprintf(slo, sizeof slo, "'%s'", pl->slo);
     else
         snprintf(slo, sizeof slo, "the SLO");
-    if (!pl->met) {
-        d->alarm = 1;
-        return add_line(d, "No plan meets %s%s%s.", slo, pl->reason && pl->reason[0] ? ": " : "",
-                        pl->reason ? pl->reason : "");
+    if (pl->instead_of && pl->policy) {
+        char other[32];
+        fmt_usd(other, sizeof other, pl->instead_cost_usd);
+        if (add_line(d, "Adopt the policy %s instead of %s: it is the cheaper way to keep %s (%s of orders under %s).",
+                     pl->policy, pl->instead_of, slo, other, pl->instead_of))
+            return -1;
     }
-    if (!pl->n_orders)
-        return add_line(d, "No purchase is needed: %s holds in every %s with the fleet and the orders already placed.",
-                        slo, d->r->period_name);
+    if (!pl->met)
+        d->alarm = 1;
+    if (!pl->n_orders) {
+        if (!pl->met)
+            return add_line(d, "No plan meets %s%s%s.", slo, pl->reason && pl->reason[0] ? ": " : "",
+                            pl->reason ? pl->reason : "");
+        return add_line(d, "No purchase is needed: %s holds in every %s with the fleet and the orders already placed%s.",
+                        slo, d->r->period_name, pl->instead_of ? " and that policy" : "");
+    }
     char text[DIGEST_TEXT_MAX] = "";
     size_t o = 0;
     for (size_t i = 0; i < pl->n_orders && o < sizeof text; i++) {
@@ -287,6 +295,10 @@ static int recommend_plan(struct forecast_digest *d)
     }
     char total[32];
     fmt_usd(total, sizeof total, pl->total_cost_usd);
+    if (!pl->met)
+        return add_line(d, "No plan meets %s in every %s%s%s. The best one: order %s; %s in all.", slo,
+                        d->r->period_name, pl->reason && pl->reason[0] ? ": " : "", pl->reason ? pl->reason : "",
+                        text, total);
     return add_line(d, "Order %s; %s in all. With these orders %s holds in every %s.", text, total, slo,
                     d->r->period_name);
 }

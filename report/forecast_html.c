@@ -49,7 +49,7 @@ static void text_cell(FILE *fp, const char *tag, const char *cls, const char *s)
 static void write_header(FILE *fp, const struct forecast_digest *d)
 {
     const struct forecast_result *r = d->r;
-    fputs("<header>\n<h1>Capacity forecast", fp);
+    fputs(d->plan ? "<header>\n<h1>Capacity plan" : "<header>\n<h1>Capacity forecast", fp);
     if (d->scenario_name[0]) {
         fputs(": ", fp);
         html_write_text(fp, d->scenario_name);
@@ -297,7 +297,8 @@ int forecast_html_write(const char *dir, const struct forecast_digest *d, const 
     if (atomic_file_open(&f, path, err))
         return -1;
     char title[320];
-    snprintf(title, sizeof title, "fleetsim forecast%s%s", d->scenario_name[0] ? ": " : "", d->scenario_name);
+    snprintf(title, sizeof title, "fleetsim %s%s%s", d->plan ? "plan" : "forecast", d->scenario_name[0] ? ": " : "",
+             d->scenario_name);
     html_begin(f.fp, title);
     write_header(f.fp, d);
     write_recommendation(f.fp, d, st);

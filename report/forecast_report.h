@@ -53,6 +53,9 @@ struct plan_summary {
     int met;            /* the SLO is met in every period with the requested confidence */
     const char *reason; /* why no plan meets the SLO (when !met); may be NULL */
     const char *slo;    /* as the user wrote it, e.g. "p95_wait <= 2h"; may be NULL */
+    const char *policy;         /* the policy the plan adopts; may be NULL (the forecast's) */
+    const char *instead_of;     /* the forecast's policy when the plan changes it, else NULL */
+    double instead_cost_usd;    /* the cheapest plan under instead_of (when set) */
 };
 
 struct report_status {

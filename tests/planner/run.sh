@@ -91,6 +91,50 @@ sed 's/  burn_in: 0$/  burn_in: 0\n  rent: {node_type: H100-SXM, usd_per_gpu_hou
 if [ $rc = 0 ] && grep -q "^rent         2027-03-29: 2 x H100-SXM, 2027-04-05 to 2027-07-05, for quarter 2: \$69888$" "$TMP/rent.txt"; then pass
 else fail "plan: rent (exit $rc)"; cat "$TMP/rent.txt"; fi
 
+# Running costs: bought nodes draw power x PUE at $/kWh and cost hosting
+# from arrival (day 91) to the horizon's end (day 364): 6,552 hours.
+sed 's/    price_usd: 300000/    price_usd: 300000\n    power: 10kW/; s/  burn_in: 0$/  burn_in: 0\n  power_usd_per_kwh: 0.1\n  pue: 1.5\n  hosting_usd_per_node_year: 5000/' "$known" >"$TMP/run.yaml"
+cp tests/planner/known-base.jsonl "$TMP/"
+"$FLEETSIM" plan -q -j 2 --json "$TMP/run.yaml" >"$TMP/run.json"; rc=$?
+if [ $rc = 0 ] && python3 - "$TMP/run.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+o = p["orders"][0]
+want = 2 * 6552 * (10 * 1.5 * 0.1 + 5000 / 8760)
+assert o["count"] == 2 and abs(o["running_usd"] - want) < 1e-6 * want, (o, want)
+assert abs(p["cost_usd"] - (600000 + want)) < 1e-6 * want
+PY
+then pass; else fail "plan: running costs (exit $rc)"; fi
+
+# A budget per quarter: $300k buys one node where two are needed
+sed 's/  burn_in: 0$/  burn_in: 0\n  budget_per_quarter: 300000/' "$known" >"$TMP/budget.yaml"
+"$FLEETSIM" plan -q -j 2 "$TMP/budget.yaml" >"$TMP/budget.txt"; rc=$?
+if [ $rc = 1 ] && grep -q "quarter 2 cannot meet the SLO even with what the quarter's budget allows" "$TMP/budget.txt"; then pass
+else fail "plan: budget (exit $rc)"; cat "$TMP/budget.txt"; fi
+
+# The report of a plan: titled as a plan, each order once, its ready date
+"$FLEETSIM" plan -q -j 2 --report "$TMP/planrep" "$known" >/dev/null
+if python3 - "$TMP/planrep" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+o = s["plan"]["orders"]
+assert len(o) == 1 and o[0]["ready_date"] == "2027-04-05", o
+html = open(d + "/index.html").read()
+assert "<title>fleetsim plan" in html and "<h1>Capacity plan" in html
+assert html.count('<td class="l">plan order</td>') == 1 and "order placed" not in html
+PY
+then pass; else fail "plan --report: title, orders once, ready date"; fi
+
+# Ctrl-C while searching: the best plan so far, marked partial, exit 130
+"$FLEETSIM" plan -j 2 scenarios/examples/quarterly.yaml >"$TMP/pplan.txt" 2>"$TMP/pplan.err" &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid; rc=$?
+if [ $rc = 130 ] && grep -q "^verdict      PARTIAL: interrupted" "$TMP/pplan.txt"; then pass
+else fail "plan interrupted: exit $rc"; tail -3 "$TMP/pplan.err"; cat "$TMP/pplan.txt"; fi
+
 # forecasts do not depend on -j
 q=scenarios/examples/quarterly.yaml
 "$FLEETSIM" forecast -q -r 3 -j 1 --json "$q" >"$TMP/j1.json"
