@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/forecast_runner.h"
+#include "policies/registry.h"
 #include "report/forecast_digest.h"
 #include "report/forecast_report.h"
 #include "scenarios/forecast.h"
@@ -162,6 +163,28 @@ static int parse_planner_args(const char *cmd, const char *usage, int argc, char
         return cli_usage_error(cmd, "no scenario given");
     if (strcmp(cmd, "compare") != 0 && a->n_files > 1)
         return cli_usage_error(cmd, "one scenario at a time (use 'fleetsim compare' for several)");
+    return CLI_OK;
+}
+
+/* A --policy given on the command line, with team names, checked before
+ * anything runs (the scenario's own are checked when it loads). */
+static int check_policy_option(const struct scenario *s, const char *spec)
+{
+    if (!spec || strchr(spec, '/') || (strlen(spec) > 3 && !strcmp(spec + strlen(spec) - 3, ".so")))
+        return CLI_OK;
+    char named[POLICY_SPEC_MAX * 4], msg[256];
+    const struct policy_ops *ops;
+    void *state = NULL;
+    if (scenario_policy_teams(s, spec, named, sizeof named) != 0) {
+        cli_error("--policy '%s' is too long", spec);
+        return CLI_USAGE;
+    }
+    if (policy_registry_create(named, &ops, &state, msg, sizeof msg) != 0) {
+        cli_error("--policy '%s': %s (teams may be named: those of the scenario's workload)", spec, msg);
+        return CLI_USAGE;
+    }
+    if (ops->destroy)
+        ops->destroy(state);
     return CLI_OK;
 }
 
@@ -322,7 +345,8 @@ int cmd_forecast(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     struct scenario s;
-    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK) {
+    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK ||
+        (rc = check_policy_option(&s, a.policy)) != CLI_OK) {
         scenario_release(&s);
         return rc;
     }
@@ -576,7 +600,8 @@ int cmd_plan(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     struct scenario s;
-    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK) {
+    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK ||
+        (rc = check_policy_option(&s, a.policy)) != CLI_OK) {
         scenario_release(&s);
         return rc;
     }

@@ -27,7 +27,12 @@ int fill_policy_ok(struct fill *f, yaml_node_t *node, const char *shown, const c
     const struct policy_ops *ops;
     void *state = NULL;
     char msg[256];
-    if (policy_registry_create(spec, &ops, &state, msg, sizeof msg) != 0) {
+    char named[POLICY_SPEC_MAX * 4];
+    if (scenario_policy_teams(f->s, spec, named, sizeof named) != 0) {
+        reader_error(f->r, node, "key '%s' is too long", shown);
+        return 0;
+    }
+    if (policy_registry_create(named, &ops, &state, msg, sizeof msg) != 0) {
         reader_error(f->r, node, "key '%s' is '%s': %s", shown, spec, msg);
         return 0;
     }

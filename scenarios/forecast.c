@@ -294,7 +294,12 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     scenario_build_models(s, &models);
     models.seed = seed;
     char msg[256];
-    if (policy_registry_create(policy ? policy : s->forecast.policy, &ops, &state, msg, sizeof msg) != 0) {
+    char spec[POLICY_SPEC_MAX * 4];
+    if (scenario_policy_teams(s, policy ? policy : s->forecast.policy, spec, sizeof spec) != 0) {
+        err_set(err, s->path, 0, 0, "policy '%s' is too long", policy ? policy : s->forecast.policy);
+        goto done;
+    }
+    if (policy_registry_create(spec, &ops, &state, msg, sizeof msg) != 0) {
         err_set(err, s->path, 0, 0, "%s", msg);
         goto done;
     }

@@ -245,3 +245,42 @@ double scenario_expected_failures_per_day(const struct scenario *s)
     }
     return per_hour * 24;
 }
+
+int scenario_policy_teams(const struct scenario *s, const char *spec, char *out, size_t len)
+{
+    size_t o = 0;
+    int depth = 0, in_value = 0;
+    for (const char *p = spec; *p;) {
+        if (depth > 0 && in_value && !strchr(";:|,()= ", *p)) {
+            size_t n = strcspn(p, ";:|,()= ");
+            int idx = -1;
+            for (size_t t = 0; t < s->workload.n_teams && idx < 0; t++) {
+                const char *name = s->workload.teams[t].name;
+                if (strlen(name) == n && strncmp(p, name, n) == 0 && strspn(name, "0123456789") != n)
+                    idx = (int)t;
+            }
+            int k = idx >= 0 ? snprintf(out + o, len > o ? len - o : 0, "%d", idx)
+                             : snprintf(out + o, len > o ? len - o : 0, "%.*s", (int)n, p);
+            if (k < 0 || o + (size_t)k >= len)
+                return -1;
+            o += (size_t)k;
+            p += n;
+            continue;
+        }
+        if (*p == '(')
+            depth++, in_value = 0;
+        else if (*p == ')')
+            depth--, in_value = 0;
+        else if (*p == ',')
+            in_value = 0;
+        else if (*p == '=')
+            in_value = 1;
+        if (o + 1 >= len)
+            return -1;
+        out[o++] = *p++;
+    }
+    if (o >= len)
+        return -1;
+    out[o] = 0;
+    return 0;
+}

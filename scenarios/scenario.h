@@ -124,6 +124,12 @@ void scenario_release(struct scenario *s);
 int scenario_load(const char *path, struct scenario *s, struct diag_list *diags, struct err *err);
 int scenario_load_buffer(const char *name, const char *data, size_t len, struct scenario *s,
                          struct diag_list *diags, struct err *err);
+/* Copies a policy spec into out with team names in parameter values
+ * ("quota(guarantee=research:64)", "multifactor(shares=research:2;infra:1)")
+ * replaced by the team indices the policies see (teams in the workload's
+ * order). A name that is all digits stays as written. Returns 0, or -1 when
+ * out is too small. */
+int scenario_policy_teams(const struct scenario *s, const char *spec, char *out, size_t len);
 /* Total GPUs of the initial inventory. */
 int64_t scenario_initial_gpus(const struct scenario *s);
 /* Failures per day the initial inventory should see on average (the sum of

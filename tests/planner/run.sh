@@ -76,6 +76,16 @@ then pass; else fail "plan: per-team SLO (exits $rc1 $rc2 $rc3)"; fi
 expect_exit 2 "plan: SLO of an unknown team" "$FLEETSIM" plan --slo 'lng: p95_wait <= 1h' "$teams"
 if "$FLEETSIM" plan -q --slo 'lng: p95_wait <= 1h' "$teams" 2>&1 | grep -q "did you mean 'long'"; then pass; else fail "plan: team suggestion"; fi
 
+# Team names in policy parameters mean the team's index
+"$FLEETSIM" forecast -q -j 2 -r 2 --json --policy 'fcfs+easy+quota(guarantee=long:8;quick:4)' "$teams" >"$TMP/named.json"
+"$FLEETSIM" forecast -q -j 2 -r 2 --json --policy 'fcfs+easy+quota(guarantee=1:8;0:4)' "$teams" >"$TMP/numbered.json"
+"$FLEETSIM" forecast -q -j 2 -r 2 --json --policy 'fcfs+easy' "$teams" >"$TMP/noquota.json"
+if [ -s "$TMP/named.json" ] && cmp -s "$TMP/named.json" "$TMP/numbered.json" && ! cmp -s "$TMP/named.json" "$TMP/noquota.json"; then pass
+else fail "policy parameters with team names"; fi
+expect_exit 2 "forecast: a policy naming an unknown team" "$FLEETSIM" forecast -q --policy 'multifactor(shares=lng:2)+easy' "$teams"
+sed 's/  policy: sjf+easy/  policy: "multifactor(shares=long:4;quick:1)+easy"/' "$teams" >"$TMP/mf.yaml"
+if "$FLEETSIM" validate "$TMP/mf.yaml" >/dev/null 2>&1; then pass; else fail "validate: forecast.policy with team names"; fi
+
 # A policy change beats buying: under fcfs the SLO needs a node; under
 # sjf+easy (offered in plan.policies) it needs none, and the plan says so.
 sed 's/  policy: sjf+easy/  policy: fcfs/; s/  burn_in: 0s/  burn_in: 0s\n  policies: [sjf+easy]/' "$teams" >"$TMP/pol.yaml"
