@@ -462,6 +462,9 @@ static void print_plan(FILE *out, const struct scenario *s, const struct plan_op
             continue;
         if (!alt->searched)
             fprintf(out, "instead of   %s: not searched (interrupted)\n", alt->policy);
+        else if (alt->dearer)
+            fprintf(out, "instead of   %s: more than $%.0f (searched until it cost more than %s)\n", alt->policy,
+                    p->cost_usd, p->policy);
         else
             fprintf(out, "instead of   %s: $%.0f, %zu order%s, %u %s%s missed\n", alt->policy, alt->cost_usd,
                     alt->n_orders, alt->n_orders == 1 ? "" : "s", alt->missed, period_noun(s),

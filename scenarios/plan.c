@@ -151,6 +151,7 @@ size_t plan_merge_orders(struct planned_order *o, size_t n)
 /* ---- one policy's search ---- */
 
 struct policy_plan {
+    int dearer;           /* abandoned: it costs more than another policy's plan */
     struct planned_order *orders;
     size_t n_orders, cap;
     double *spent;        /* per quarter of the horizon */
@@ -170,6 +171,7 @@ struct search {
     uint32_t n_quarters;
     double buy_lead_s; /* lead time quantile + burn-in */
     struct policy_plan *pp;
+    double cost_cap;   /* the cheapest plan that meets the goal everywhere so far (HUGE_VAL: none) */
 };
 
 static const char *period_word(const struct scenario *s)
@@ -299,25 +301,37 @@ static int meets_with(struct search *x, uint32_t p, struct planned_order *o, int
 
 /* The fewest nodes (in steps, at most hi_nodes) of o's kind and type that
  * make period p meet the goal; count -1 when hi_nodes do not. */
-static int fewest(struct search *x, uint32_t p, struct planned_order *o, int64_t hi_nodes, int64_t *count)
+static int fewest(struct search *x, uint32_t p, struct planned_order *o, int64_t hi_nodes, int capped,
+                  int64_t *count)
 {
     int64_t step = x->s->plan.step_nodes > 0 ? x->s->plan.step_nodes : 1;
     int64_t hi = hi_nodes / step, lo = 1;
     *count = -1;
     if (hi < 1)
         return 0;
-    int meets = 0;
-    int rc = meets_with(x, p, o, hi * step, &meets);
-    if (rc != 0 || !meets)
-        return rc;
+    /* bisect on [lo, hi]; hi itself is forecast first when a cost bound set
+     * it (it often fails, and then nothing below is tried), else only if
+     * nothing below meets */
+    int meets = 0, rc = 0, hi_known = 0;
+    if (capped) {
+        if ((rc = meets_with(x, p, o, hi * step, &meets)) != 0 || !meets)
+            return rc;
+        hi_known = 1;
+    }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if ((rc = meets_with(x, p, o, mid * step, &meets)) != 0)
             return rc;
-        if (meets)
+        if (meets) {
             hi = mid;
-        else
+            hi_known = 1;
+        } else {
             lo = mid + 1;
+        }
+    }
+    if (!hi_known) {
+        if ((rc = meets_with(x, p, o, hi * step, &meets)) != 0 || !meets)
+            return rc;
     }
     *count = lo * step;
     price_order(x, o, *count);
@@ -352,6 +366,8 @@ static int64_t affordable(const struct search *x, const struct planned_order *o)
 
 /* Deals with period p: nothing if it meets the goal, else the cheapest
  * order that makes it, else out of reach (with the reason). */
+static double plan_cost(const struct policy_plan *pp);
+
 static int settle_period(struct search *x, uint32_t p)
 {
     const struct scenario *s = x->s;
@@ -370,9 +386,13 @@ static int settle_period(struct search *x, uint32_t p)
     sim_time start = (sim_time)p * x->period_us, end = start + x->period_us;
     if (end > x->horizon_us)
         end = x->horizon_us;
-    struct planned_order best;
-    int have = 0, reachable = 0, budget_bound = 0;
-    for (size_t c = 0; c <= ps->n_candidates; c++) {
+    /* the options that arrive in time, cheapest per GPU first: the first
+     * one found bounds what the others may cost, so fewer are forecast */
+    struct planned_order opts[64];
+    double unit_per_gpu[64];
+    size_t n_opts = 0;
+    int reachable = 0, budget_bound = 0, capped = 0;
+    for (size_t c = 0; c <= ps->n_candidates && n_opts < 64; c++) {
         struct planned_order o;
         memset(&o, 0, sizeof o);
         o.for_period = p;
@@ -397,19 +417,43 @@ static int settle_period(struct search *x, uint32_t p)
         if (o.at_us < 0)
             continue; /* cannot arrive in time for this period */
         reachable = 1;
+        struct planned_order one = o;
+        price_order(x, &one, 1);
+        double u = (one.price_usd + one.running_usd) / (double)s->catalog.types[o.type].gpus;
+        size_t k = n_opts++;
+        while (k > 0 && unit_per_gpu[k - 1] > u) { /* insertion: stable for equal costs */
+            opts[k] = opts[k - 1];
+            unit_per_gpu[k] = unit_per_gpu[k - 1];
+            k--;
+        }
+        opts[k] = o;
+        unit_per_gpu[k] = u;
+    }
+    struct planned_order best;
+    int have = 0;
+    for (size_t c = 0; c < n_opts; c++) {
+        struct planned_order o = opts[c];
         int64_t hi = affordable(x, &o);
         budget_bound |= hi < ps->max_nodes;
-        if (have) {
-            /* more than the best option's cost cannot win: do not forecast it */
-            struct planned_order one = o;
-            price_order(x, &one, 1);
-            double unit = one.price_usd + one.running_usd;
-            double most = unit > 0 ? floor((best.price_usd + best.running_usd) / unit) : (double)hi;
-            if (most < (double)hi)
-                hi = (int64_t)most;
+        struct planned_order one = o;
+        price_order(x, &one, 1);
+        double unit = one.price_usd + one.running_usd;
+        /* more than the best option's cost cannot win, nor more than
+         * another policy's whole plan that meets the goal everywhere */
+        double bound = have ? best.price_usd + best.running_usd : HUGE_VAL;
+        if (x->cost_cap < HUGE_VAL && x->cost_cap - plan_cost(pp) < bound)
+            bound = x->cost_cap - plan_cost(pp);
+        int bounded = hi < ps->max_nodes;
+        if (bound < HUGE_VAL && unit > 0) {
+            double most = floor(bound / unit);
+            if (most < (double)hi) {
+                hi = most > 0 ? (int64_t)most : 0;
+                capped |= !have;
+                bounded = 1;
+            }
         }
         int64_t count;
-        if ((rc = fewest(x, p, &o, hi, &count)) != 0)
+        if ((rc = fewest(x, p, &o, hi, bounded, &count)) != 0)
             return rc;
         if (count < 0)
             continue;
@@ -418,6 +462,14 @@ static int settle_period(struct search *x, uint32_t p)
             best = o;
             have = 1;
         }
+    }
+    if (!have && capped && reachable) {
+        pp->missed[p] = 1;
+        pp->dearer = 1;
+        snprintf(pp->why[p], PLAN_REASON_MAX, "%s %u would cost more than the plan of another policy", period_word(s),
+                 p + 1);
+        progress(x, "%s; this policy cannot be the cheapest", pp->why[p]);
+        return 0;
     }
     if (!have) {
         pp->missed[p] = 1;
@@ -455,7 +507,7 @@ static int settle_period(struct search *x, uint32_t p)
 
 static int search_from(struct search *x, uint32_t from)
 {
-    for (uint32_t p = from; p < x->out->n_periods; p++) {
+    for (uint32_t p = from; p < x->out->n_periods && !x->pp->dearer; p++) {
         int rc = settle_period(x, p);
         if (rc != 0)
             return rc;
@@ -591,7 +643,7 @@ int plan_run(struct scenario *s, const struct plan_options *o, struct plan_resul
     }
     out->n_alternatives = o->n_policies;
     struct search x = {s, o, out, err, NULL, 0, o->search_reps, s->horizon.period_us, s->horizon.length_us,
-                       13 * 7 * 86400 * SIM_US_PER_S, 0, 0, NULL};
+                       13 * 7 * 86400 * SIM_US_PER_S, 0, 0, NULL, HUGE_VAL};
     x.n_quarters = (uint32_t)((x.horizon_us + x.quarter_us - 1) / x.quarter_us) + 1;
     x.buy_lead_s = plan_lead_quantile(&s->plan.lead_time_s, o->goal.confidence) + s->plan.burn_in_s;
     int rc = 0;
@@ -613,6 +665,9 @@ int plan_run(struct scenario *s, const struct plan_options *o, struct plan_resul
         alt->n_orders = pps[i].n_orders;
         alt->missed = plan_missed(&pps[i], out->n_periods);
         alt->searched = rc == 0;
+        alt->dearer = pps[i].dearer;
+        if (rc == 0 && alt->missed == 0 && alt->cost_usd < x.cost_cap)
+            x.cost_cap = alt->cost_usd;
         if (rc != 0) {
             /* interrupted: the best plan so far (this one if it is the first) */
             if (i == 0)
@@ -626,6 +681,7 @@ int plan_run(struct scenario *s, const struct plan_options *o, struct plan_resul
     /* confirm on fresh seeds; resume the search where the confirmation disagrees */
     x.policy = o->policies[best];
     x.pp = &pps[best];
+    x.cost_cap = HUGE_VAL;
     uint32_t fresh = o->search_reps;
     uint32_t max_conf = o->max_confirmations ? o->max_confirmations : 1;
     for (;;) {

@@ -96,6 +96,7 @@ struct plan_alternative {
     size_t n_orders;
     uint32_t missed; /* periods the search could not make meet the goal */
     int searched;    /* 0: interrupted before this policy was searched */
+    int dearer;      /* search stopped: it would cost more than another policy's plan that meets the goal */
 };
 
 struct plan_eval {
