@@ -239,6 +239,22 @@ static void write_teams(FILE *fp, const struct forecast_digest *d)
         band_cell(fp, &d->team_total[t], CELL_COUNT);
         fputs("</tr>\n", fp);
     }
+    fputs("</tbody>\n</table>\n<h2>Queue wait p95 per team and period</h2>\n"
+          "<p>Of the jobs each team submitted in the period, unstarted ones counted to the horizon's end; mean over "
+          "the replications with their p5-p95.</p>\n<table id=\"team-waits\">\n<thead><tr><th class=\"l\">team</th>",
+          fp);
+    for (uint32_t p = 0; p < d->n_periods; p++)
+        period_head_cell(fp, d, p);
+    fputs("</tr></thead>\n<tbody>\n", fp);
+    for (size_t t = 0; t < d->n_teams; t++) {
+        fputs("<tr>", fp);
+        text_cell(fp, "td", "l", d->r->team_names[t]);
+        for (uint32_t p = 0; p < d->n_periods; p++) {
+            struct forecast_band b = forecast_band_team_wait(d->r, p, t, FM_WAIT_P95);
+            band_cell(fp, &b, CELL_WAIT);
+        }
+        fputs("</tr>\n", fp);
+    }
     fputs("</tbody>\n</table>\n<h2>Queue wait per team</h2>\n"
           "<p>Over every started job of every replication.</p>\n<table>\n<thead><tr><th class=\"l\">team</th>"
           "<th>jobs</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr></thead>\n<tbody>\n",
