@@ -648,7 +648,10 @@ int cmd_plan(int argc, char **argv)
     for (size_t i = 0; i < n_slos; i++) {
         const char *text = a.n_slos ? a.slos[i] : s.plan.slos[i];
         if (plan_slo_parse(text, &slos[i], &err) != 0 || plan_slo_resolve(&slos[i], &s, &err) != 0) {
-            cli_error("%s", err.msg);
+            if (strncmp(err.msg, "names ", 6) == 0)
+                cli_error("SLO '%s' %s", text, err.msg);
+            else
+                cli_error("%s", err.msg);
             free(slos);
             free(policies);
             scenario_release(&s);

@@ -103,7 +103,7 @@ static int slo_ok(struct fill *f, yaml_node_t *node, const char *shown, const ch
         return 0;
     }
     if (plan_slo_parse(text, slo, &err) != 0 || (f->s->has_workload && plan_slo_resolve(slo, f->s, &err) != 0)) {
-        reader_error(f->r, node, "key '%s': %s", shown, err.msg);
+        reader_error(f->r, node, "key '%s'%s%s", shown, strncmp(err.msg, "names ", 6) ? ": " : " ", err.msg);
         return 0;
     }
     return 1;

@@ -45,8 +45,12 @@ int plan_slo_parse(const char *text, struct plan_slo *slo, struct err *err)
     size_t k = 0, n = sizeof slo_metrics / sizeof *slo_metrics;
     while (k < n && strcmp(metric, slo_metrics[k].name) != 0)
         k++;
-    if (k == n)
-        return err_set(err, NULL, 0, 0, "SLO metric '%s' unknown (p50_wait, p95_wait, p99_wait, mean_wait)", metric);
+    if (k == n) {
+        const char *names[] = {slo_metrics[0].name, slo_metrics[1].name, slo_metrics[2].name, slo_metrics[3].name};
+        const char *near = schema_nearest(metric, names, n);
+        return err_set(err, NULL, 0, 0, "names metric '%s', expected p50_wait, p95_wait, p99_wait or mean_wait%s%s%s",
+                       metric, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
     slo->metric = slo_metrics[k].metric;
     if (units_parse_duration(amount, &slo->threshold_s) != 0)
         return err_set(err, NULL, 0, 0, "SLO '%s': '%s' is not a duration such as 2h or 30m", text, amount);
