@@ -44,14 +44,14 @@ expect_exit 2 "plan: bad SLO" "$FLEETSIM" plan --slo 'p95_latency <= 2h' "$known
 # lies within a factor 1.4 of the neighbouring c's value (a knife edge that
 # sampling could decide). The plan, searching on 10 replications of one
 # 13-week period (6,500 to 52,000 jobs each) at 90% confidence and confirming
-# on 20 fresh ones, must start from 1 node and buy exactly c - 1.
+# on 20 fresh ones, must start from LAMBDA nodes and buy exactly c - LAMBDA.
 for case in "3 p95_wait 80" "6 p95_wait 18" "24 p95_wait 2" "6 mean_wait 2.5" "12 mean_wait 10"; do
   set -- $case
   if ! want=$(python3 tests/planner/erlang_c.py "$1" "$2" "$3"); then fail "M/M/c case $case is a knife edge"; continue; fi
   c=${want%% *}
-  sed "s/LAMBDA/$1/; s/\"SLO\"/\"$2 <= $3m\"/" tests/planner/mmc.yaml >"$TMP/mmc.yaml"
+  sed "s/LAMBDA/$1/; s/NODES/$1/; s/\"SLO\"/\"$2 <= $3m\"/" tests/planner/mmc.yaml >"$TMP/mmc.yaml"
   "$FLEETSIM" plan -q -j 2 --json "$TMP/mmc.yaml" >"$TMP/mmc.json"; rc=$?
-  got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["plan"]; print(1 + sum(o["count"] for o in d["orders"]))' "$TMP/mmc.json" 2>/dev/null)
+  got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["plan"]; print(int(sys.argv[2]) + sum(o["count"] for o in d["orders"]))' "$TMP/mmc.json" "$1" 2>/dev/null)
   if [ $rc = 0 ] && [ "$got" = "$c" ]; then pass
   else fail "M/M/c lambda=$1/h $2 <= $3 min: Erlang C says c=$c (at c-1, c: $want), plan gives ${got:-nothing} (exit $rc)"; fi
 done
@@ -75,6 +75,10 @@ PY
 then pass; else fail "plan: per-team SLO (exits $rc1 $rc2 $rc3)"; fi
 expect_exit 2 "plan: SLO of an unknown team" "$FLEETSIM" plan --slo 'lng: p95_wait <= 1h' "$teams"
 if "$FLEETSIM" plan -q --slo 'lng: p95_wait <= 1h' "$teams" 2>&1 | grep -q "did you mean 'long'"; then pass; else fail "plan: team suggestion"; fi
+
+# A plan does not depend on -j: same scenario and seed, same bytes
+"$FLEETSIM" plan -q -j 1 --json "$teams" >"$TMP/j1plan.json"
+if [ -s "$TMP/j1plan.json" ] && cmp -s "$TMP/j1plan.json" "$TMP/all.json"; then pass; else fail "plan -j 1 and -j 2 differ"; fi
 
 # Team names in policy parameters mean the team's index
 "$FLEETSIM" forecast -q -j 2 -r 2 --json --policy 'fcfs+easy+quota(guarantee=long:8;quick:4)' "$teams" >"$TMP/named.json"
@@ -131,7 +135,7 @@ s = json.load(open(d + "/summary.json"))
 o = s["plan"]["orders"]
 assert len(o) == 1 and o[0]["ready_date"] == "2027-04-05", o
 html = open(d + "/index.html").read()
-assert "<title>fleetsim plan" in html and "<h1>Capacity plan" in html
+assert "<title>fleetsim plan" in html and "<h1>Capacity plan" in html and 'id="team-waits"' in html
 assert html.count('<td class="l">plan order</td>') == 1 and "order placed" not in html
 PY
 then pass; else fail "plan --report: title, orders once, ready date"; fi
