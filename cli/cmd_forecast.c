@@ -556,6 +556,7 @@ static void plan_to_summary(const struct scenario *s, const struct plan_result *
         orders[i].count = o->count;
         orders[i].gpus = o->count * s->catalog.types[o->type].gpus;
         orders[i].cost_usd = o->price_usd + o->running_usd;
+        orders[i].end_us = o->kind == PLAN_RENT ? o->end_us : -1;
     }
     out->orders = orders;
     out->n_orders = p->n_orders;

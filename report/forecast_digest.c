@@ -227,6 +227,16 @@ static int build_timeline(struct forecast_digest *d)
             }
             if (add_event(d, &e))
                 return -1;
+            if (o->end_us > 0 && o->end_us < (sim_time)d->r->n_periods * d->r->period_us) {
+                /* a rental's return */
+                struct timeline_event back = e;
+                back.source = TIMELINE_RETIRE;
+                back.order_us = back.ready_us = o->end_us;
+                back.gpus = -e.gpus;
+                back.cost_usd = NAN;
+                if (add_event(d, &back))
+                    return -1;
+            }
         }
     }
     /* By arrival; ties keep their order (insertion sort is stable). */

@@ -44,6 +44,7 @@ struct plan_order {
     int64_t count;      /* nodes */
     int64_t gpus;       /* GPUs the nodes add; 0: count x the type's GPUs in the scenario's catalog */
     double cost_usd;
+    sim_time end_us;    /* rented capacity: when it goes back; 0 or less: kept */
 };
 
 struct plan_summary {
