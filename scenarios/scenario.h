@@ -77,7 +77,7 @@ struct plan_spec {
     double rent_usd_per_gpu_hour;
     double rent_min_term_s;
     double rent_lead_time_s;
-    double budget_per_quarter_usd; /* 0: no limit; orders (by order date) and rents (by start) */
+    double budget_per_quarter_usd; /* 0: no limit; purchases and rentals, by order date */
     /* running costs of bought nodes from their arrival to the horizon's end */
     double power_usd_per_kwh;      /* default 0 */
     double pue;                    /* default 1 */

@@ -290,7 +290,7 @@ const struct schema_key schema_keys[] = {
      "shortest rental; a rental lasts the period it is for, or this if longer"},
     {"plan.rent.lead_time", SCHEMA_DURATION, NULL, 0, NAN, "7d", 0, "order to availability"},
     {"plan.budget_per_quarter", SCHEMA_NUMBER, NULL, 0, 1e15, "0", 0,
-     "most USD the plan may commit in one quarter (purchases by order date, rentals by start); 0: no limit"},
+     "most USD the plan may commit in one quarter (purchases and rentals, by order date); 0: no limit"},
     {"plan.power_usd_per_kwh", SCHEMA_NUMBER, NULL, 0, 100, "0", 0,
      "electricity price; bought nodes draw their node type's power x pue from arrival to the horizon's end"},
     {"plan.pue", SCHEMA_NUMBER, NULL, 1, 5, "1", 0, "power usage effectiveness of the data centre"},
