@@ -174,6 +174,7 @@ static void test_confirmation_decides(void)
     CHECK_INT(p.n_orders, 1); /* merged: 1 node, then 1 more on the same day */
     CHECK_INT(p.orders[0].count, 2);
     plan_result_release(&p);
+    scenario_release(&s);
     /* a need that grows with every confirmation is never met: the verdict says so */
     if (!CHECK_INT(load(&s, "2w", "0s"), 0))
         return;
