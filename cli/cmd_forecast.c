@@ -146,6 +146,8 @@ static int parse_planner_args(const char *cmd, const char *usage, int argc, char
             a->slos[a->n_slos++] = optarg;
             break;
         case OPT_CONFIRM:
+            if (strcmp(cmd, "plan") != 0)
+                return cli_usage_error(cmd, "--confirm is for 'fleetsim plan'");
             if (cli_parse_int("--confirm", optarg, 1, 100000, &a->confirm) != 0)
                 return CLI_USAGE;
             break;
