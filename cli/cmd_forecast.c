@@ -542,7 +542,7 @@ static void print_plan(FILE *out, const struct scenario *s, const struct plan_op
 
 /* The report's view of a plan; orders points into caller storage (n entries). */
 static void plan_to_summary(const struct scenario *s, const struct plan_result *p, const char *slo_text,
-                            struct plan_order *orders, struct plan_summary *out)
+                            double confidence, struct plan_order *orders, struct plan_summary *out)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < p->n_orders; i++) {
@@ -567,6 +567,8 @@ static void plan_to_summary(const struct scenario *s, const struct plan_result *
     out->reason = p->reason[0] ? p->reason : NULL;
     out->slo = slo_text;
     out->policy = p->policy;
+    out->period_share = p->partial ? NULL : p->share;
+    out->confidence = confidence;
     if (p->n_alternatives > 1 && strcmp(p->policy, p->alternatives[0].policy) != 0) {
         out->instead_of = p->alternatives[0].policy;
         out->instead_cost_usd = p->alternatives[0].cost_usd;
@@ -721,7 +723,7 @@ int cmd_plan(int argc, char **argv)
         rc = CLI_INTERNAL;
         goto out;
     }
-    plan_to_summary(&s, &p, slo_text, orders, &summary);
+    plan_to_summary(&s, &p, slo_text, po.goal.confidence, orders, &summary);
     rc = CLI_OK;
     if (a.json) {
         json_t *root = p.partial ? json_object() : forecast_json(&p.confirm);

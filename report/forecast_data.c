@@ -197,7 +197,10 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
     set(root, "recommendation", rec, ok);
     set(root, "action_needed", json_boolean(d->alarm), ok);
 
-    if (d->has_slo)
+    if (d->plan && d->plan->period_share && d->plan->slo)
+        /* a plan's goal: all its SLOs, as written */
+        set(root, "slo", json_pack("{s:s,s:o}", "goal", d->plan->slo, "confidence", num(d->slo_confidence)), ok);
+    else if (d->has_slo)
         set(root, "slo",
             json_pack("{s:s,s:o,s:o}", "metric", d->slo_metric, "threshold_s", num(d->slo_threshold_s), "confidence",
                       num(d->slo_confidence)),

@@ -378,12 +378,17 @@ static int recommend_slo(struct forecast_digest *d)
                                    l, 100.0 * d->slo_share[p]);
         }
     }
+    char what[256];
+    if (d->plan && d->plan->period_share && d->plan->slo)
+        snprintf(what, sizeof what, "'%s'", d->plan->slo);
+    else
+        snprintf(what, sizeof what, "%s <= %s", d->slo_metric, thr);
     if (!ox)
-        return add_line(d, "SLO %s <= %s is met in every %s in at least %.0f%% of replications.", d->slo_metric, thr,
-                        d->r->period_name, 100.0 * d->slo_confidence);
+        return add_line(d, "SLO %s is met in every %s in at least %.0f%% of replications.", what, d->r->period_name,
+                        100.0 * d->slo_confidence);
     d->alarm = 1;
-    return add_line(d, "SLO %s <= %s (confidence %.0f%%) is missed in %s%s%s.", d->slo_metric, thr,
-                    100.0 * d->slo_confidence, missed, om ? "; met in " : "", met);
+    return add_line(d, "SLO %s (confidence %.0f%%) is missed in %s%s%s.", what, 100.0 * d->slo_confidence, missed,
+                    om ? "; met in " : "", met);
 }
 
 static int recommend_waits_and_use(struct forecast_digest *d)
@@ -454,6 +459,10 @@ int forecast_digest_init(struct forecast_digest *d, const struct forecast_result
         }
         d->initial_gpus = scenario_initial_gpus(sc);
     }
+    if (plan && plan->period_share) {
+        d->has_slo = 1;
+        d->slo_confidence = plan->confidence;
+    }
     d->period_bands = xcalloc((size_t)d->n_periods * FM_COUNT, sizeof *d->period_bands);
     d->team_bands = xcalloc((size_t)d->n_periods * d->n_teams, sizeof *d->team_bands);
     d->team_total = xcalloc(d->n_teams, sizeof *d->team_total);
@@ -469,7 +478,10 @@ int forecast_digest_init(struct forecast_digest *d, const struct forecast_result
             d->period_bands[(size_t)p * FM_COUNT + m] = forecast_band_of(r, p, (enum forecast_metric)m);
         for (size_t t = 0; t < d->n_teams; t++)
             d->team_bands[(size_t)p * d->n_teams + t] = forecast_band_team(r, p, t);
-        if (d->has_slo && r->completed) {
+        if (d->plan && d->plan->period_share) {
+            /* a plan's goal (every SLO it was given) decides, as in its verdict */
+            d->slo_share[p] = d->plan->period_share[p];
+        } else if (d->has_slo && r->completed) {
             uint32_t ok = 0;
             for (uint32_t i = 0; i < r->completed; i++) {
                 double v = slo_metric_value(d, &r->reps[i].periods[p]);

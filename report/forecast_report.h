@@ -57,6 +57,8 @@ struct plan_summary {
     const char *policy;         /* the policy the plan adopts; may be NULL (the forecast's) */
     const char *instead_of;     /* the forecast's policy when the plan changes it, else NULL */
     double instead_cost_usd;    /* the cheapest plan under instead_of (when set) */
+    const double *period_share; /* per period, the share of replications meeting every SLO of the plan; may be NULL */
+    double confidence;          /* the share needed (with period_share) */
 };
 
 struct report_status {

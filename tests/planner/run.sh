@@ -62,7 +62,7 @@ done
 teams=tests/planner/teams.yaml
 "$FLEETSIM" plan -q -j 2 --json "$teams" >"$TMP/all.json"; rc1=$?
 "$FLEETSIM" plan -q -j 2 --json --slo 'long: p95_wait <= 30m' "$teams" >"$TMP/team.json"; rc2=$?
-"$FLEETSIM" plan -q -j 2 --json --slo 'p95_wait <= 30m' --slo 'long: p95_wait <= 30m' "$teams" >"$TMP/both.json"; rc3=$?
+"$FLEETSIM" plan -q -j 2 --json --report "$TMP/bothrep" --slo 'p95_wait <= 30m' --slo 'long: p95_wait <= 30m' "$teams" >"$TMP/both.json"; rc3=$?
 if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ $rc3 = 0 ] && python3 - "$TMP/all.json" "$TMP/team.json" "$TMP/both.json" <<'PY'
 import json, sys
 a, t, b = (json.load(open(f)) for f in sys.argv[1:])
@@ -71,6 +71,10 @@ long95 = lambda d: d["periods"][0]["team_waits"]["long"]["wait_p95_s"]["mean"]
 assert n(t) > n(a), (n(t), n(a))
 assert long95(t) <= 1800 < long95(a), (long95(t), long95(a))
 assert n(b) == n(t) and b["plan"]["slos"] == ["p95_wait <= 30m", "long: p95_wait <= 30m"]
+# the report judges the plan's goal, as its verdict does
+r = json.load(open(sys.argv[3].replace("both.json", "bothrep/summary.json")))
+assert r["slo"]["goal"] == "p95_wait <= 30m and long: p95_wait <= 30m"
+assert r["periods"][0]["slo_share"] == b["plan"]["search"]["confirm_share"][0] >= 0.9
 PY
 then pass; else fail "plan: per-team SLO (exits $rc1 $rc2 $rc3)"; fi
 expect_exit 2 "plan: SLO of an unknown team" "$FLEETSIM" plan --slo 'lng: p95_wait <= 1h' "$teams"
