@@ -176,6 +176,7 @@ struct search {
     double buy_lead_s; /* lead time quantile + burn-in */
     struct policy_plan *pp;
     double cost_cap;   /* the cheapest plan that meets the goal everywhere so far (HUGE_VAL: none) */
+    int check_to_end;  /* a candidate must meet the goal from its period to the horizon's end */
 };
 
 static const char *period_word(const struct scenario *s)
@@ -258,11 +259,18 @@ static int evaluate(struct search *x, uint32_t until, uint32_t first, uint32_t n
 static int share_now(struct search *x, uint32_t p, double *share)
 {
     struct forecast_result r;
-    int rc = evaluate(x, p, x->first_rep, x->n_reps, &r);
+    uint32_t last = x->check_to_end ? x->out->n_periods - 1 : p;
+    int rc = evaluate(x, last, x->first_rep, x->n_reps, &r);
     x->out->evaluations++;
     if (rc != 0)
         return rc;
+    /* with check_to_end, the worst of periods p..last */
     *share = plan_period_share(&r, p, &x->o->goal);
+    for (uint32_t k = p + 1; k <= last; k++) {
+        double sk = plan_period_share(&r, k, &x->o->goal);
+        if (sk < *share)
+            *share = sk;
+    }
     forecast_result_release(&r);
     return 0;
 }
@@ -509,6 +517,100 @@ static int settle_period(struct search *x, uint32_t p)
     return 0;
 }
 
+static int apply_orders(struct scenario *s, const struct plan_result *out, const struct planned_order *o, size_t n)
+{
+    reset_procurement(s, out);
+    for (size_t i = 0; i < n; i++)
+        if (apply_order(s, &o[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* The greedy search rents for one period at a time; a purchase serves every
+ * later period too. For the first period p that has a rental and that a
+ * purchase can still reach, try replacing every rental from p on by one
+ * purchase for p: the fewest nodes of a candidate type that keep the goal in
+ * every period from p to the end, kept only if it costs less than those
+ * rentals. Later periods are tried in turn while nothing is replaced. */
+static int consolidate(struct search *x)
+{
+    struct policy_plan *pp = x->pp;
+    const struct plan_spec *ps = &x->s->plan;
+    if (!ps->has_rent || !ps->n_candidates)
+        return 0;
+    struct planned_order *trial = malloc((pp->n_orders + 1) * sizeof *trial);
+    if (!trial)
+        return err_set(x->err, x->s->path, 0, 0, "out of memory");
+    int rc = 0;
+    for (uint32_t p = 0; p < x->out->n_periods && rc == 0; p++) {
+        double rent_usd = 0;
+        size_t n_trial = 0;
+        int rents_p = 0, later = 0;
+        for (size_t i = 0; i < pp->n_orders; i++) {
+            const struct planned_order *o = &pp->orders[i];
+            if (o->kind == PLAN_RENT && o->for_period >= p) {
+                rent_usd += o->price_usd;
+                rents_p |= o->for_period == p;
+                later = 1;
+            } else {
+                trial[n_trial++] = *o;
+            }
+        }
+        if (!later)
+            break;
+        sim_time start = (sim_time)p * x->period_us;
+        sim_time at = start - (sim_time)llround(x->buy_lead_s * 1e6);
+        if (!rents_p || at < 0)
+            continue;
+        if (apply_orders(x->s, x->out, trial, n_trial) != 0) {
+            rc = err_set(x->err, x->s->path, 0, 0, "out of memory");
+            break;
+        }
+        struct planned_order best;
+        int have = 0;
+        x->check_to_end = 1;
+        for (size_t c = 0; c < ps->n_candidates && rc == 0; c++) {
+            struct planned_order o = {PLAN_BUY, at, start, -1, ps->candidate_types[c], 0, 0, 0, p};
+            struct planned_order one = o;
+            price_order(x, &one, 1);
+            double bound = have ? best.price_usd + best.running_usd : rent_usd;
+            double unit = one.price_usd + one.running_usd;
+            int64_t hi = affordable(x, &o);
+            if (unit > 0 && floor(bound / unit) < (double)hi)
+                hi = (int64_t)floor(bound / unit);
+            int64_t count;
+            if ((rc = fewest(x, p, &o, hi, 1, &count)) != 0 || count < 0)
+                continue;
+            if (o.price_usd + o.running_usd < bound) {
+                best = o;
+                have = 1;
+            }
+        }
+        x->check_to_end = 0;
+        if (rc == 0 && have) {
+            trial[n_trial++] = best;
+            memcpy(pp->orders, trial, n_trial * sizeof *trial);
+            pp->n_orders = n_trial;
+            progress(x, "%s %u on: buying %lld x %s ($%.0f) instead of renting ($%.0f)", period_word(x->s), p + 1,
+                     (long long)best.count, x->s->catalog.types[best.type].name, best.price_usd + best.running_usd,
+                     rent_usd);
+        }
+        if (apply_orders(x->s, x->out, pp->orders, pp->n_orders) != 0 && rc == 0)
+            rc = err_set(x->err, x->s->path, 0, 0, "out of memory");
+        if (have) {
+            /* what each quarter has committed, again */
+            memset(pp->spent, 0, x->n_quarters * sizeof *pp->spent);
+            for (size_t i = 0; i < pp->n_orders; i++) {
+                uint32_t q = (uint32_t)(pp->orders[i].at_us / x->quarter_us);
+                pp->spent[q < x->n_quarters ? q : x->n_quarters - 1] += pp->orders[i].price_usd;
+            }
+            break;
+        }
+    }
+    free(trial);
+    return rc;
+}
+
 static int search_from(struct search *x, uint32_t from)
 {
     for (uint32_t p = from; p < x->out->n_periods && !x->pp->dearer; p++) {
@@ -647,7 +749,7 @@ int plan_run(struct scenario *s, const struct plan_options *o, struct plan_resul
     }
     out->n_alternatives = o->n_policies;
     struct search x = {s, o, out, err, NULL, 0, o->search_reps, s->horizon.period_us, s->horizon.length_us,
-                       13 * 7 * 86400 * SIM_US_PER_S, 0, 0, NULL, HUGE_VAL};
+                       13 * 7 * 86400 * SIM_US_PER_S, 0, 0, NULL, HUGE_VAL, 0};
     x.n_quarters = (uint32_t)((x.horizon_us + x.quarter_us - 1) / x.quarter_us) + 1;
     x.buy_lead_s = plan_lead_quantile(&s->plan.lead_time_s, o->goal.confidence) + s->plan.burn_in_s;
     int rc = 0;
@@ -665,6 +767,8 @@ int plan_run(struct scenario *s, const struct plan_options *o, struct plan_resul
         x.pp = &pps[i];
         reset_procurement(s, out);
         rc = search_from(&x, 0);
+        if (rc == 0 && !pps[i].dearer)
+            rc = consolidate(&x);
         alt->cost_usd = plan_cost(&pps[i]);
         alt->n_orders = pps[i].n_orders;
         alt->missed = plan_missed(&pps[i], out->n_periods);

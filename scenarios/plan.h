@@ -20,9 +20,11 @@
  * the later ones. Options compare on total cost over the horizon: price,
  * rent, and the running cost (power x PUE at $/kWh, hosting) of bought nodes
  * from arrival to the horizon's end. The search ends when every period has
- * been dealt with, never after a fixed number of rounds. It is greedy by
- * period: a purchase is not credited for the later periods it also serves
- * (a rental would have to be renewed for them).
+ * been dealt with, never after a fixed number of rounds. Rentals are
+ * chosen a period at a time, but a purchase serves every later period: so
+ * afterwards, from the first period that has a rental and that a purchase
+ * can reach, every rental from there on is replaced by one purchase when
+ * the fewest nodes that keep the goal to the end cost less.
  *
  * Every candidate is evaluated on the same replications (seeds 0..R-1:
  * common random numbers), so candidates differ by what they change, not by

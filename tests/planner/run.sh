@@ -109,6 +109,21 @@ sed 's/  burn_in: 0$/  burn_in: 0\n  rent: {node_type: H100-SXM, usd_per_gpu_hou
 if [ $rc = 0 ] && grep -q "^rent         2027-03-29: 2 x H100-SXM, 2027-04-05 to 2027-07-05, for quarter 2: \$69888$" "$TMP/rent.txt"; then pass
 else fail "plan: rent (exit $rc)"; cat "$TMP/rent.txt"; fi
 
+# Buying serves every later period, a rental only its own: with 32 GPUs
+# needed from day 100 to the end (tests/planner/steady.jsonl: four 8-GPU
+# week-long jobs a week), a 20-week lead time and rent at $10 per GPU-hour,
+# quarter 2 can only be rented ($349,440 for 2 nodes); quarters 3 and 4 would
+# cost the same again each, so 2 nodes bought on day 42 for quarter 3
+# ($600,000) replace those two rentals: $949,440 in all.
+sed 's/known-base.jsonl/steady.jsonl/; s/lead_time: 4w/lead_time: 20w/; s/  burn_in: 0$/  burn_in: 0\n  rent: {node_type: H100-SXM, usd_per_gpu_hour: 10, min_term: 30d, lead_time: 7d}/' "$known" >"$TMP/steady.yaml"
+cp tests/planner/steady.jsonl "$TMP/"
+"$FLEETSIM" plan -q -j 2 "$TMP/steady.yaml" >"$TMP/steady.txt"; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^order \|^rent ' "$TMP/steady.txt")" = 2 ] &&
+   grep -q "^order        2027-02-15: 2 x H100-SXM, in service by 2027-07-05, for quarter 3: \$600000$" "$TMP/steady.txt" &&
+   grep -q "^rent         2027-03-29: 2 x H100-SXM, 2027-04-05 to 2027-07-05, for quarter 2: \$349440$" "$TMP/steady.txt" &&
+   grep -q "^cost         \$949440$" "$TMP/steady.txt"; then pass
+else fail "plan: buying replaces rentals that would be renewed (exit $rc)"; cat "$TMP/steady.txt"; fi
+
 # Running costs: bought nodes draw power x PUE at $/kWh and cost hosting
 # from arrival (day 91) to the horizon's end (day 364): 6,552 hours.
 sed 's/    price_usd: 300000/    price_usd: 300000\n    power: 10kW/; s/  burn_in: 0$/  burn_in: 0\n  power_usd_per_kwh: 0.1\n  pue: 1.5\n  hosting_usd_per_node_year: 5000/' "$known" >"$TMP/run.yaml"
