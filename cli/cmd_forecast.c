@@ -3,26 +3,34 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/forecast_runner.h"
+#include "policies/registry.h"
 #include "report/forecast_digest.h"
 #include "report/forecast_report.h"
 #include "scenarios/forecast.h"
 #include "scenarios/plan.h"
+#include "scenarios/policy_teams.h"
 #include "scenarios/scenario.h"
 #include "sim/atomic_file.h"
 #include "sim/units.h"
 
 enum { CLI_INTERRUPTED = 130 };
 
+enum { PLAN_MAX_SLOS = 16 };
+
 struct planner_args {
     const char *report_dir;
-    const char *slo;
+    const char *slos[PLAN_MAX_SLOS];
+    int n_slos;
+    int64_t confirm;      /* plan: confirmation replications; -1: twice the search's */
     const char *policy;
     double confidence;
     int64_t replications; /* -1: the scenario's */
@@ -59,21 +67,40 @@ static const char forecast_usage[] =
 static const char plan_usage[] =
     "usage: fleetsim plan [options] SCENARIO\n"
     "\n"
-    "Finds the cheapest purchase orders (node type, count, order date) that keep the\n"
-    "SLO in every period of the horizon in at least the requested share of the\n"
-    "replications, under the scenario's lead times and burn-in, and prints them as\n"
-    "dated orders with their cost and the resulting forecast. Says which periods no\n"
-    "plan can save (a lead time longer than the time left to them).\n"
+    "Finds the cheapest way to keep the SLOs in every period of the horizon in at\n"
+    "least the requested share of the replications: purchases (node type, count,\n"
+    "order date), rented capacity, and the policies in the scenario's plan section,\n"
+    "compared on total cost over the horizon (price, rent, power and hosting).\n"
+    "\n"
+    "Periods are dealt with in order. A period that misses the goal gets the\n"
+    "cheapest order that makes it meet it, dated so that it is in service by the\n"
+    "period's start with the requested confidence (lead time quantile plus burn-in);\n"
+    "an order that would have to be placed before the start of the horizon is never\n"
+    "made, and the period is reported out of reach. Rentals are for one period; a\n"
+    "purchase that replaces the rentals of every later period for less wins.\n"
+    "Every candidate is forecast on the same replications (common random numbers).\n"
+    "The plan chosen is then forecast again on fresh replications (twice as many by\n"
+    "default): the verdict, the exit code and the report are that confirmation's.\n"
+    "Progress goes to stderr; Ctrl-C prints the best plan found so far, marked\n"
+    "PARTIAL (exit 130).\n"
     "\n"
     "options:\n"
-    "      --slo 'METRIC <= DURATION'   e.g. 'p95_wait <= 2h' (METRIC: p50_wait, p95_wait,\n"
-    "                                   p99_wait); default: the scenario's plan.slo\n"
-    "      --confidence C     share of replications that must meet it (default 0.9)\n"
-    "  -r, --replications N   -j, --jobs N   --policy SPEC   --report DIR   --json   -q\n"
-    "                         as for 'fleetsim forecast'\n"
+    "      --slo '[TEAM:] METRIC <= DURATION'\n"
+    "                         e.g. 'p95_wait <= 2h' or 'research: p95_wait <= 4h'\n"
+    "                         (METRIC: p50_wait, p95_wait, p99_wait, mean_wait; a TEAM\n"
+    "                         counts only its jobs); repeat for several, all of which\n"
+    "                         must hold; default: the scenario's plan.slo and plan.slos\n"
+    "      --confidence C     share of replications that must meet them (default 0.9)\n"
+    "  -r, --replications N   replications of each forecast while searching\n"
+    "                         (default: forecast.replications)\n"
+    "      --confirm N        replications of the confirmation (default: twice -r)\n"
+    "      --policy SPEC      the policy to plan for (default forecast.policy); the\n"
+    "                         scenario's plan.policies are weighed against it\n"
+    "  -j, --jobs N   --report DIR   --json   -q   as for 'fleetsim forecast'\n"
     "\n"
-    "exit codes: 0 a plan meets the SLO, 1 no plan can (the best effort is printed),\n"
-    "2 usage or bad scenario, 130 interrupted\n";
+    "exit codes: 0 the confirmation meets the SLOs in every period, 1 it does not\n"
+    "(the best plan is printed, with the first period missed and why), 2 usage or\n"
+    "bad scenario, 4 internal error, 130 interrupted\n";
 
 static const char compare_usage[] =
     "usage: fleetsim compare [options] SCENARIO...\n"
@@ -86,16 +113,18 @@ static const char compare_usage[] =
 
 static int parse_planner_args(const char *cmd, const char *usage, int argc, char **argv, struct planner_args *a)
 {
-    enum { OPT_REPORT = 256, OPT_SLO, OPT_CONF, OPT_POLICY, OPT_JSON };
+    enum { OPT_REPORT = 256, OPT_SLO, OPT_CONF, OPT_POLICY, OPT_JSON, OPT_CONFIRM };
     static const struct option options[] = {
         {"replications", required_argument, NULL, 'r'}, {"jobs", required_argument, NULL, 'j'},
         {"report", required_argument, NULL, OPT_REPORT}, {"slo", required_argument, NULL, OPT_SLO},
         {"confidence", required_argument, NULL, OPT_CONF}, {"policy", required_argument, NULL, OPT_POLICY},
+        {"confirm", required_argument, NULL, OPT_CONFIRM},
         {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->replications = -1;
+    a->confirm = -1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     a->jobs = cores > 0 ? cores : 1;
     a->confidence = -1;
@@ -116,7 +145,15 @@ static int parse_planner_args(const char *cmd, const char *usage, int argc, char
             a->report_dir = optarg;
             break;
         case OPT_SLO:
-            a->slo = optarg;
+            if (a->n_slos == PLAN_MAX_SLOS)
+                return cli_usage_error(cmd, "at most %d --slo options", PLAN_MAX_SLOS);
+            a->slos[a->n_slos++] = optarg;
+            break;
+        case OPT_CONFIRM:
+            if (strcmp(cmd, "plan") != 0)
+                return cli_usage_error(cmd, "--confirm is for 'fleetsim plan'");
+            if (cli_parse_int("--confirm", optarg, 1, 100000, &a->confirm) != 0)
+                return CLI_USAGE;
             break;
         case OPT_CONF: {
             char *end;
@@ -150,6 +187,28 @@ static int parse_planner_args(const char *cmd, const char *usage, int argc, char
     if (strcmp(cmd, "compare") != 0 && a->n_files > 1)
         return cli_usage_error(cmd, "one scenario at a time (use 'fleetsim compare' for several)");
     return CLI_OK;
+}
+
+/* A --policy given on the command line, with team names, checked before
+ * anything runs (the scenario's own are checked when it loads). */
+static int check_policy_option(const struct scenario *s, const char *spec)
+{
+    if (!spec)
+        return CLI_OK;
+    char resolved[POLICY_SPEC_MAX * 2], msg[256];
+    const char *use = spec;
+    if (!policy_plugin_is_path(spec)) {
+        if (policy_teams_resolve(&s->workload, spec, resolved, sizeof resolved, msg, sizeof msg) != 0) {
+            cli_error("--policy '%s': %s", spec, msg);
+            return CLI_USAGE;
+        }
+        use = resolved;
+    }
+    struct policy_host ph;
+    int rc = cli_open_policy(use, NULL, 0, &ph);
+    if (rc == CLI_OK)
+        policy_host_close(&ph);
+    return rc;
 }
 
 static int load_planner_scenario(const char *path, int quiet, struct scenario *s)
@@ -215,6 +274,42 @@ static void print_forecast_table(FILE *out, const struct forecast_result *r)
         fprintf(out, "(%.0f jobs per replication ask for more GPUs than the whole cluster and never start)\n", too_big);
 }
 
+/* Whether team t submitted any job in any period of any replication. */
+static int team_present(const struct forecast_result *r, size_t t)
+{
+    for (uint32_t i = 0; i < r->completed; i++)
+        for (uint32_t p = 0; p < r->n_periods; p++)
+            if (r->reps[i].periods[p].team_wait && r->reps[i].periods[p].team_wait[t].jobs > 0)
+                return 1;
+    return 0;
+}
+
+/* Per-team p95 waits per period (mean over the replications), when there
+ * is more than one team. */
+static void print_team_waits(FILE *out, const struct forecast_result *r)
+{
+    size_t shown = 0;
+    for (size_t t = 0; t < r->n_teams; t++)
+        shown += (size_t)team_present(r, t);
+    if (shown < 2)
+        return;
+    fprintf(out, "\n%-16s", "wait p95 by team");
+    for (uint32_t p = 0; p < r->n_periods; p++)
+        fprintf(out, " %9s %-3u", r->period_name, p + 1);
+    fputc('\n', out);
+    for (size_t t = 0; t < r->n_teams; t++) {
+        if (!team_present(r, t))
+            continue;
+        fprintf(out, "%-16.16s", r->team_names[t]);
+        for (uint32_t p = 0; p < r->n_periods; p++) {
+            char w[24];
+            forecast_digest_format_wait(w, sizeof w, forecast_band_team_wait(r, p, t, FM_WAIT_P95).mean);
+            fprintf(out, " %13s", w);
+        }
+        fputc('\n', out);
+    }
+}
+
 static json_t *forecast_json(const struct forecast_result *r)
 {
     json_t *periods = json_array();
@@ -233,6 +328,19 @@ static json_t *forecast_json(const struct forecast_result *r)
         for (size_t t = 0; t < r->n_teams; t++)
             json_object_set_new(teams, r->team_names[t], json_real(forecast_band_team(r, p, t).mean));
         json_object_set_new(o, "team_gpu_hours_mean", teams);
+        json_t *tw = json_object();
+        static const enum forecast_metric wm[] = {FM_WAIT_P50, FM_WAIT_P95, FM_WAIT_P99, FM_WAIT_MEAN};
+        for (size_t t = 0; t < r->n_teams; t++) {
+            json_t *one = json_object();
+            for (size_t k = 0; k < sizeof wm / sizeof *wm; k++) {
+                struct forecast_band b = forecast_band_team_wait(r, p, t, wm[k]);
+                json_object_set_new(one, forecast_metric_name(wm[k]),
+                                    json_pack("{s:f, s:f, s:f, s:f}", "mean", b.mean, "p5", b.p5, "p50", b.p50, "p95",
+                                              b.p95));
+            }
+            json_object_set_new(tw, r->team_names[t], one);
+        }
+        json_object_set_new(o, "team_waits", tw);
         json_array_append_new(periods, o);
     }
     return json_pack("{s:{s:s, s:s}, s:s, s:I, s:I, s:b, s:s, s:o}", "meta", "tool", "fleetsim", "version",
@@ -272,7 +380,7 @@ static int write_report(const char *dir, const struct forecast_result *r, const 
 static struct forecast_run_options run_options(const struct planner_args *a, const struct scenario *s, const char *label)
 {
     struct forecast_run_options o = {a->replications > 0 ? (uint32_t)a->replications : s->forecast.replications,
-                                     (int)a->jobs, a->policy, label, a->quiet};
+                                     (int)a->jobs, a->policy, label, a->quiet, 0};
     return o;
 }
 
@@ -283,7 +391,8 @@ int cmd_forecast(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     struct scenario s;
-    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK) {
+    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK ||
+        (rc = check_policy_option(&s, a.policy)) != CLI_OK) {
         scenario_release(&s);
         return rc;
     }
@@ -296,7 +405,10 @@ int cmd_forecast(int argc, char **argv)
         if (a.json)
             rc = print_json(forecast_json(&r));
         else
+        {
             print_forecast_table(stdout, &r);
+            print_team_waits(stdout, &r);
+        }
         if (rc == CLI_OK && a.report_dir)
             rc = write_report(a.report_dir, &r, NULL, a.quiet);
         if (rc == CLI_OK && run == 1)
@@ -309,70 +421,171 @@ int cmd_forecast(int argc, char **argv)
 
 /* ---- plan ---- */
 
+static volatile sig_atomic_t plan_stop;
+
+static void plan_on_sigint(int sig)
+{
+    (void)sig;
+    plan_stop = 1;
+}
+
 struct plan_ctx {
     const struct planner_args *a;
-    uint32_t replications;
+    double t0;
+    uint32_t forecasts;
 };
 
-/* Forecasts s up to the end of period until_period, quietly. */
-static int plan_evaluate(void *vctx, const struct scenario *s, uint32_t until_period, struct forecast_result *r)
+static double plan_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Forecasts s up to the end of e->until_period on replications
+ * e->first_rep.., quietly. */
+static int plan_evaluate(void *vctx, const struct scenario *s, const struct plan_eval *e, struct forecast_result *r)
 {
     struct plan_ctx *ctx = vctx;
+    if (plan_stop)
+        return CLI_INTERRUPTED;
     struct scenario trimmed = *s; /* shallow: only the horizon differs */
-    sim_time end = (sim_time)(until_period + 1) * s->horizon.period_us;
+    sim_time end = (sim_time)(e->until_period + 1) * s->horizon.period_us;
     if (end < trimmed.horizon.length_us)
         trimmed.horizon.length_us = end;
-    struct forecast_run_options o = {ctx->replications, (int)ctx->a->jobs, ctx->a->policy, "plan", 1};
+    struct forecast_run_options o = {e->n_reps, (int)ctx->a->jobs, e->policy, "plan", 1, e->first_rep};
     int rc = forecast_runner_run(&trimmed, &o, r);
     r->scenario = s;
-    if (rc == 1 || forecast_runner_interrupted())
+    ctx->forecasts++;
+    if (rc == 1 || forecast_runner_interrupted() || plan_stop) {
+        plan_stop = 1;
         return CLI_INTERRUPTED;
+    }
     return rc < 0 ? CLI_INTERNAL : 0;
 }
 
-static void print_plan(FILE *out, const struct scenario *s, const struct plan_slo *slo, const struct plan_result *p,
-                       const char *slo_text)
+static void plan_progress(void *vctx, const char *line)
 {
-    fprintf(out, "SLO          %s in at least %.0f%% of replications, every %s\n", slo_text, 100 * slo->confidence,
-            s->horizon.period == PERIOD_QUARTER ? "quarter" : s->horizon.period == PERIOD_MONTH ? "month" : "week");
+    struct plan_ctx *ctx = vctx;
+    if (!ctx->a->quiet)
+        fprintf(stderr, "%5.0f s %s\n", plan_now_s() - ctx->t0, line);
+}
+
+static void plan_date(char *buf, size_t len, const struct scenario *s, sim_time us)
+{
+    if (s->start_unix_s > 0)
+        units_format_date(buf, len, s->start_unix_s + us / 1000000);
+    else
+        snprintf(buf, len, "day %lld", (long long)(us / 86400000000LL));
+}
+
+static const char *period_noun(const struct scenario *s)
+{
+    return s->horizon.period == PERIOD_QUARTER ? "quarter" : s->horizon.period == PERIOD_MONTH ? "month" : "week";
+}
+
+static const char *period_tag(const struct scenario *s)
+{
+    return s->horizon.period == PERIOD_QUARTER ? "Q" : s->horizon.period == PERIOD_MONTH ? "M" : "W";
+}
+
+static void print_plan(FILE *out, const struct scenario *s, const struct plan_options *po, const struct plan_result *p,
+                       uint32_t evaluations)
+{
+    fprintf(out, "SLO          ");
+    for (size_t i = 0; i < po->goal.n_slos; i++)
+        fprintf(out, "%s%s", i ? " and " : "", po->goal.slos[i].text);
+    fprintf(out, " in at least %.0f%% of replications, every %s\n", 100 * po->goal.confidence, period_noun(s));
+    fprintf(out, "policy       %s", p->policy);
+    if (p->n_alternatives > 1)
+        fprintf(out, " (%s; the cheapest of %zu policies weighed)",
+                strcmp(p->policy, p->alternatives[0].policy) ? "a change from the forecast's" : "the forecast's own",
+                p->n_alternatives);
+    fputc('\n', out);
+    for (size_t i = 0; i < p->n_alternatives && p->n_alternatives > 1; i++) {
+        const struct plan_alternative *alt = &p->alternatives[i];
+        if (!strcmp(alt->policy, p->policy))
+            continue;
+        if (!alt->searched)
+            fprintf(out, "instead of   %s: not searched (interrupted)\n", alt->policy);
+        else if (alt->dearer)
+            fprintf(out, "instead of   %s: more than $%.0f (searched until it cost more than %s)\n", alt->policy,
+                    p->cost_usd, p->policy);
+        else
+            fprintf(out, "instead of   %s: $%.0f, %zu order%s, %u %s%s missed\n", alt->policy, alt->cost_usd,
+                    alt->n_orders, alt->n_orders == 1 ? "" : "s", alt->missed, period_noun(s),
+                    alt->missed == 1 ? "" : "s");
+    }
     if (!p->n_orders)
         fprintf(out, "orders       none needed\n");
     for (size_t i = 0; i < p->n_orders; i++) {
         const struct planned_order *o = &p->orders[i];
-        char date[32];
-        if (s->start_unix_s > 0)
-            units_format_date(date, sizeof date, s->start_unix_s + o->at_us / 1000000);
-        else
-            snprintf(date, sizeof date, "day %lld", (long long)(o->at_us / 86400000000LL));
-        fprintf(out, "order        %s: %lld x %s ($%.0f), for %s %u\n", date, (long long)o->count,
-                s->catalog.types[o->type].name, o->cost_usd, s->horizon.period == PERIOD_QUARTER ? "quarter" : "period",
-                o->for_period + 1);
+        char at[32], ready[32], end[32];
+        plan_date(at, sizeof at, s, o->at_us);
+        plan_date(ready, sizeof ready, s, o->ready_us);
+        if (o->kind == PLAN_RENT) {
+            plan_date(end, sizeof end, s, o->end_us);
+            fprintf(out, "rent         %s: %lld x %s, %s to %s, for %s %u: $%.0f\n", at, (long long)o->count,
+                    s->catalog.types[o->type].name, ready, end, period_noun(s), o->for_period + 1, o->price_usd);
+        } else {
+            fprintf(out, "order        %s: %lld x %s, in service by %s, for %s %u: $%.0f", at, (long long)o->count,
+                    s->catalog.types[o->type].name, ready, period_noun(s), o->for_period + 1, o->price_usd);
+            if (o->running_usd > 0)
+                fprintf(out, " + $%.0f running", o->running_usd);
+            fputc('\n', out);
+        }
     }
-    fprintf(out, "cost         $%.0f\n", p->cost_usd);
-    if (!p->met) {
+    fprintf(out, "cost         $%.0f", p->cost_usd);
+    if (p->running_usd > 0)
+        fprintf(out, " ($%.0f orders and rent, $%.0f running to the horizon's end)", p->price_usd, p->running_usd);
+    fputc('\n', out);
+    fprintf(out, "search       %u forecasts of %u replications, the same seeds for every candidate\n", evaluations,
+            po->search_reps);
+    if (!p->partial) {
+        fprintf(out, "confirmed    on %u fresh replications (#%u-%u), the share meeting the SLO:", p->confirm.completed,
+                p->confirm_first_rep, p->confirm_first_rep + po->confirm_reps - 1);
+        for (uint32_t k = 0; k < p->n_periods; k++)
+            fprintf(out, " %s%u %.0f%%", period_tag(s), k + 1, 100 * p->share[k]);
+        fputc('\n', out);
+    }
+    int any = 0;
+    for (uint32_t k = 0; k < p->n_periods; k++)
+        any |= p->out_of_reach[k];
+    if (any) {
         fprintf(out, "out of reach");
         for (uint32_t k = 0; k < p->n_periods; k++)
             if (p->out_of_reach[k])
-                fprintf(out, " %s%u", s->horizon.period == PERIOD_QUARTER ? "Q" : "#", k + 1);
+                fprintf(out, " %s%u", period_tag(s), k + 1);
         fputc('\n', out);
     }
-    fprintf(out, "verdict      %s\n", p->met ? "the plan meets the SLO in every period" : p->reason);
-    fprintf(out, "(%u forecasts run)\n\n", p->evaluations);
+    if (p->partial)
+        fprintf(out, "verdict      PARTIAL: %s\n", p->reason);
+    else if (p->met)
+        fprintf(out, "verdict      the plan meets the SLO in every %s (in the confirmation)\n", period_noun(s));
+    else
+        fprintf(out, "verdict      %s\n", p->reason);
+    fputc('\n', out);
 }
 
 /* The report's view of a plan; orders points into caller storage (n entries). */
 static void plan_to_summary(const struct scenario *s, const struct plan_result *p, const char *slo_text,
-                            struct plan_order *orders, struct plan_summary *out)
+                            double confidence, struct plan_order *orders, struct plan_summary *out)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < p->n_orders; i++) {
         const struct planned_order *o = &p->orders[i];
         memset(&orders[i], 0, sizeof orders[i]);
         orders[i].date_us = o->at_us;
-        orders[i].ready_us = -1;
-        snprintf(orders[i].node_type, sizeof orders[i].node_type, "%s", s->catalog.types[o->type].name);
+        orders[i].ready_us = o->ready_us;
+        if (o->kind == PLAN_RENT)
+            snprintf(orders[i].node_type, sizeof orders[i].node_type, "%.*s (rent)", NODE_TYPE_NAME_MAX - 8,
+                     s->catalog.types[o->type].name);
+        else
+            snprintf(orders[i].node_type, sizeof orders[i].node_type, "%s", s->catalog.types[o->type].name);
         orders[i].count = o->count;
-        orders[i].cost_usd = o->cost_usd;
+        orders[i].gpus = o->count * s->catalog.types[o->type].gpus;
+        orders[i].cost_usd = o->price_usd + o->running_usd;
+        orders[i].end_us = o->kind == PLAN_RENT ? o->end_us : -1;
     }
     out->orders = orders;
     out->n_orders = p->n_orders;
@@ -380,6 +593,56 @@ static void plan_to_summary(const struct scenario *s, const struct plan_result *
     out->met = p->met;
     out->reason = p->reason[0] ? p->reason : NULL;
     out->slo = slo_text;
+    out->policy = p->policy;
+    out->period_share = p->partial ? NULL : p->share;
+    out->confidence = confidence;
+    if (p->n_alternatives > 1 && strcmp(p->policy, p->alternatives[0].policy) != 0) {
+        out->instead_of = p->alternatives[0].policy;
+        out->instead_cost_usd = p->alternatives[0].cost_usd;
+    }
+}
+
+static json_t *plan_json(const struct scenario *s, const struct plan_options *po, const struct plan_result *p,
+                         const char *slo_text, uint32_t evaluations)
+{
+    json_t *orders = json_array();
+    for (size_t i = 0; i < p->n_orders; i++) {
+        const struct planned_order *o = &p->orders[i];
+        char at[32], ready[32];
+        plan_date(at, sizeof at, s, o->at_us);
+        plan_date(ready, sizeof ready, s, o->ready_us);
+        json_t *jo = json_pack("{s:s, s:f, s:s, s:f, s:s, s:s, s:I, s:I, s:f, s:f, s:i}", "kind",
+                               o->kind == PLAN_RENT ? "rent" : "buy", "order_day", (double)o->at_us / 86400e6,
+                               "order_date", at, "ready_day", (double)o->ready_us / 86400e6, "ready_date", ready,
+                               "node_type", s->catalog.types[o->type].name, "count", (json_int_t)o->count, "gpus",
+                               (json_int_t)(o->count * s->catalog.types[o->type].gpus), "price_usd", o->price_usd,
+                               "running_usd", o->running_usd, "for_period", (int)o->for_period + 1);
+        if (o->kind == PLAN_RENT)
+            json_object_set_new(jo, "end_day", json_real((double)o->end_us / 86400e6));
+        json_array_append_new(orders, jo);
+    }
+    json_t *alts = json_array();
+    for (size_t i = 0; i < p->n_alternatives; i++)
+        json_array_append_new(alts, json_pack("{s:s, s:f, s:I, s:i, s:b}", "policy", p->alternatives[i].policy,
+                                              "cost_usd", p->alternatives[i].cost_usd, "orders",
+                                              (json_int_t)p->alternatives[i].n_orders, "periods_missed",
+                                              (int)p->alternatives[i].missed, "searched", p->alternatives[i].searched));
+    json_t *slos = json_array();
+    for (size_t i = 0; i < po->goal.n_slos; i++)
+        json_array_append_new(slos, json_string(po->goal.slos[i].text));
+    json_t *share = json_array(), *reach = json_array();
+    for (uint32_t k = 0; k < p->n_periods; k++) {
+        json_array_append_new(share, json_real(p->share[k]));
+        if (p->out_of_reach[k])
+            json_array_append_new(reach, json_integer(k + 1));
+    }
+    return json_pack("{s:s, s:o, s:f, s:s, s:o, s:o, s:f, s:f, s:f, s:b, s:b, s:s, s:o, s:{s:i, s:I, s:I, s:o}}",
+                     "slo", slo_text, "slos", slos, "confidence", po->goal.confidence, "policy", p->policy,
+                     "alternatives", alts, "orders", orders, "cost_usd", p->cost_usd, "price_usd", p->price_usd,
+                     "running_usd", p->running_usd, "met", p->met, "partial", p->partial, "reason", p->reason,
+                     "out_of_reach", reach, "search", "forecasts", (int)evaluations, "replications",
+                     (json_int_t)po->search_reps, "confirm_replications", (json_int_t)po->confirm_reps,
+                     "confirm_share", share);
 }
 
 int cmd_plan(int argc, char **argv)
@@ -389,86 +652,127 @@ int cmd_plan(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     struct scenario s;
-    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK) {
+    if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK ||
+        (rc = check_policy_option(&s, a.policy)) != CLI_OK) {
         scenario_release(&s);
         return rc;
     }
-    struct plan_slo slo;
     struct err err;
     err_clear(&err);
-    char slo_text[128];
-    if (a.slo) {
-        snprintf(slo_text, sizeof slo_text, "%s", a.slo);
-        if (plan_slo_parse(a.slo, &slo, &err) != 0) {
-            cli_error("%s", err.msg);
-            scenario_release(&s);
-            return CLI_USAGE;
-        }
-    } else if (s.plan.has_slo) {
-        slo.metric = !strcmp(s.plan.slo_metric, "p50_wait") ? FM_WAIT_P50
-                     : !strcmp(s.plan.slo_metric, "p99_wait") ? FM_WAIT_P99 : FM_WAIT_P95;
-        slo.threshold_s = s.plan.slo_threshold_s;
-        char d[32];
-        units_format_duration(d, sizeof d, slo.threshold_s);
-        snprintf(slo_text, sizeof slo_text, "%s <= %s", s.plan.slo_metric, d);
-    } else {
+    /* the SLOs: --slo (repeatable) replaces the scenario's */
+    size_t n_slos = a.n_slos ? (size_t)a.n_slos : s.plan.n_slos;
+    struct plan_slo *slos = calloc(n_slos + 1, sizeof *slos);
+    const char **policies = calloc(s.plan.n_policies + 2, sizeof *policies);
+    char slo_text[512] = "";
+    if (!slos || !policies) {
+        free(slos);
+        free(policies);
+        scenario_release(&s);
+        cli_error("out of memory");
+        return CLI_INTERNAL;
+    }
+    if (!n_slos) {
+        free(slos);
+        free(policies);
         scenario_release(&s);
         return cli_usage_error("plan", "no SLO: give --slo 'p95_wait <= 2h' or plan.slo in the scenario");
     }
-    slo.confidence = a.confidence > 0 ? a.confidence : s.plan.confidence;
-    struct plan_ctx ctx = {&a, a.replications > 0 ? (uint32_t)a.replications : s.forecast.replications};
+    for (size_t i = 0; i < n_slos; i++) {
+        const char *text = a.n_slos ? a.slos[i] : s.plan.slos[i];
+        if (plan_slo_parse(text, &slos[i], &err) != 0 || plan_slo_resolve(&slos[i], &s, &err) != 0) {
+            if (strncmp(err.msg, "names ", 6) == 0)
+                cli_error("SLO '%s' %s", text, err.msg);
+            else
+                cli_error("%s", err.msg);
+            free(slos);
+            free(policies);
+            scenario_release(&s);
+            return CLI_USAGE;
+        }
+        size_t len = strlen(slo_text);
+        snprintf(slo_text + len, sizeof slo_text - len, "%s%s", i ? " and " : "", text);
+    }
+    size_t n_policies = 0;
+    policies[n_policies++] = a.policy ? a.policy : s.forecast.policy;
+    for (size_t i = 0; i < s.plan.n_policies; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < n_policies; j++)
+            dup |= !strcmp(policies[j], s.plan.policies[i]);
+        if (!dup)
+            policies[n_policies++] = s.plan.policies[i];
+    }
+    uint32_t reps = a.replications > 0 ? (uint32_t)a.replications : s.forecast.replications;
+    uint32_t confirm = a.confirm > 0 ? (uint32_t)a.confirm : 2 * reps;
+    struct plan_ctx ctx = {&a, plan_now_s(), 0};
+    struct plan_options po = {{slos, n_slos, a.confidence > 0 ? a.confidence : s.plan.confidence},
+                              policies,
+                              n_policies,
+                              reps,
+                              confirm,
+                              3,
+                              plan_evaluate,
+                              plan_progress,
+                              &ctx};
     struct plan_result p;
     if (!a.quiet)
-        fprintf(stderr, "plan: searching (%u replications a forecast)...\n", ctx.replications);
-    int search = plan_search(&s, &slo, plan_evaluate, &ctx, &p, &err);
-    if (search != 0) {
-        if (search == -1)
-            cli_print_err(&err);
-        plan_result_release(&p);
-        scenario_release(&s);
-        return search == CLI_INTERRUPTED ? CLI_INTERRUPTED : CLI_INTERNAL;
-    }
-    /* the forecast with the plan's orders */
-    struct forecast_result r;
-    struct forecast_run_options o = run_options(&a, &s, "plan: final forecast");
-    int run = forecast_runner_run(&s, &o, &r);
-    if (run < 0) {
+        fprintf(stderr, "plan: searching with %u replications a forecast (the same seeds for every candidate), "
+                        "then confirming on %u fresh ones; Ctrl-C stops with the best plan so far\n",
+                reps, confirm);
+    struct sigaction sa, old_int;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = plan_on_sigint;
+    sigemptyset(&sa.sa_mask);
+    plan_stop = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    int run = plan_run(&s, &po, &p, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    if (run == -1) {
+        cli_print_err(&err);
         rc = CLI_INTERNAL;
-    } else {
-        struct plan_summary summary;
-        struct plan_order *orders = calloc(p.n_orders + 1, sizeof *orders);
-        if (!orders) {
-            cli_error("out of memory");
-            rc = CLI_INTERNAL;
-            goto out;
-        }
-        plan_to_summary(&s, &p, slo_text, orders, &summary);
-        if (a.json) {
-            json_t *root = forecast_json(&r);
-            json_t *jorders = json_array();
-            for (size_t i = 0; i < p.n_orders; i++)
-                json_array_append_new(jorders, json_pack("{s:f, s:s, s:I, s:f, s:i}", "order_day",
-                                                        (double)p.orders[i].at_us / 86400e6, "node_type",
-                                                        s.catalog.types[p.orders[i].type].name, "count",
-                                                        (json_int_t)p.orders[i].count, "cost_usd",
-                                                        p.orders[i].cost_usd, "for_period", p.orders[i].for_period + 1));
-            json_object_set_new(root, "plan", json_pack("{s:s, s:f, s:o, s:f, s:b, s:s}", "slo", slo_text,
-                                                        "confidence", slo.confidence, "orders", jorders, "cost_usd",
-                                                        p.cost_usd, "met", p.met, "reason", p.reason));
-            rc = print_json(root);
-        } else {
-            print_plan(stdout, &s, &slo, &p, slo_text);
-            print_forecast_table(stdout, &r);
-        }
-        if (rc == CLI_OK && a.report_dir)
-            rc = write_report(a.report_dir, &r, &summary, a.quiet);
-        if (rc == CLI_OK)
-            rc = run == 1 ? CLI_INTERRUPTED : p.met ? CLI_OK : CLI_GATE;
-        free(orders);
+        goto out;
     }
+    if (run != 0 && run != CLI_INTERRUPTED) {
+        rc = run;
+        goto out;
+    }
+    if (!a.quiet)
+        fprintf(stderr, "plan: %u forecasts, %.0f s\n", ctx.forecasts, plan_now_s() - ctx.t0);
+    /* the report lists the plan's orders once, as the plan's: the scenario
+     * it sees has only its own */
+    struct scenario base = s;
+    base.procurement.n_orders = p.base_orders;
+    base.procurement.n_retirements = p.base_retirements;
+    p.confirm.scenario = &base;
+    struct plan_summary summary;
+    struct plan_order *orders = calloc(p.n_orders + 1, sizeof *orders);
+    if (!orders) {
+        cli_error("out of memory");
+        rc = CLI_INTERNAL;
+        goto out;
+    }
+    plan_to_summary(&s, &p, slo_text, po.goal.confidence, orders, &summary);
+    rc = CLI_OK;
+    if (a.json) {
+        json_t *root = p.partial ? json_object() : forecast_json(&p.confirm);
+        json_object_set_new(root, "plan", plan_json(&s, &po, &p, slo_text, p.evaluations));
+        rc = print_json(root);
+    } else {
+        print_plan(stdout, &s, &po, &p, p.evaluations);
+        if (!p.partial) {
+            print_forecast_table(stdout, &p.confirm);
+            print_team_waits(stdout, &p.confirm);
+        }
+    }
+    if (rc == CLI_OK && a.report_dir && !p.partial)
+        rc = write_report(a.report_dir, &p.confirm, &summary, a.quiet);
+    if (rc == CLI_OK)
+        rc = p.partial ? CLI_INTERRUPTED : p.met ? CLI_OK : CLI_GATE;
+    p.confirm.scenario = &s;
+    free(orders);
 out:
-    forecast_result_release(&r);
     plan_result_release(&p);
+    free(slos);
+    free(policies);
     scenario_release(&s);
     return rc;
 }

@@ -177,11 +177,17 @@ static void print_workload(const struct scenario *s)
     static const char *const periods[] = {"week", "month", "quarter"};
     printf("horizon      %s by %s, sampled every %s; %u replications of %s\n", len, periods[s->horizon.period], smp,
            (unsigned)s->forecast.replications, s->forecast.policy);
-    if (s->plan.has_slo) {
-        char slo[32];
-        units_format_duration(slo, sizeof slo, s->plan.slo_threshold_s);
-        printf("plan         %s <= %s with confidence %g\n", s->plan.slo_metric, slo, s->plan.confidence);
+    if (s->plan.n_slos) {
+        printf("plan         ");
+        for (size_t i = 0; i < s->plan.n_slos; i++)
+            printf("%s%s", i ? " and " : "", s->plan.slos[i]);
+        printf(" with confidence %g\n", s->plan.confidence);
     }
+    for (size_t i = 0; i < s->plan.n_policies; i++)
+        printf("%s%s\n", i ? "             or " : "  policies   or ", s->plan.policies[i]);
+    if (s->plan.has_rent)
+        printf("  rent       %s at $%g per GPU-hour\n", s->catalog.types[s->plan.rent_type].name,
+               s->plan.rent_usd_per_gpu_hour);
 }
 
 static void print_summary(const struct scenario *s)

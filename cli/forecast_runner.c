@@ -56,6 +56,11 @@ static int encode(const struct forecast_result *shape, const struct forecast_rep
             rc |= dbuf_put(b, forecast_period_metric(&rep->periods[p], (enum forecast_metric)m));
         for (size_t t = 0; t < shape->n_teams; t++)
             rc |= dbuf_put(b, rep->periods[p].team_gpu_hours[t]);
+        for (size_t t = 0; t < shape->n_teams; t++) {
+            const struct forecast_wait *w = &rep->periods[p].team_wait[t];
+            rc |= dbuf_put(b, w->p50_s) | dbuf_put(b, w->p95_s) | dbuf_put(b, w->p99_s) | dbuf_put(b, w->mean_s) |
+                  dbuf_put(b, w->jobs);
+        }
     }
     for (uint32_t k = 0; k < shape->n_samples; k++) {
         const struct forecast_sample *s = &rep->samples[k];
@@ -72,7 +77,8 @@ static int encode(const struct forecast_result *shape, const struct forecast_rep
 
 static int decode(const struct forecast_result *shape, const double *v, size_t n, struct forecast_replication *rep)
 {
-    size_t at = 0, need = (size_t)shape->n_periods * (FM_COUNT + shape->n_teams) + (size_t)shape->n_samples * FORECAST_SAMPLE_FIELDS + shape->n_teams;
+    size_t at = 0, need = (size_t)shape->n_periods * (FM_COUNT + 6 * shape->n_teams) +
+                          (size_t)shape->n_samples * FORECAST_SAMPLE_FIELDS + shape->n_teams;
     if (n < need)
         return -1;
     memset(rep, 0, sizeof *rep);
@@ -91,6 +97,13 @@ static int decode(const struct forecast_result *shape, const double *v, size_t n
             return -1;
         for (size_t t = 0; t < shape->n_teams; t++)
             fp->team_gpu_hours[t] = v[at++];
+        fp->team_wait = calloc(shape->n_teams, sizeof *fp->team_wait);
+        if (!fp->team_wait)
+            return -1;
+        for (size_t t = 0; t < shape->n_teams; t++) {
+            fp->team_wait[t] = (struct forecast_wait){v[at], v[at + 1], v[at + 2], v[at + 3], v[at + 4]};
+            at += 5;
+        }
     }
     for (uint32_t k = 0; k < shape->n_samples; k++) {
         rep->samples[k] = (struct forecast_sample){v[at], v[at + 1], v[at + 2], v[at + 3], v[at + 4]};
@@ -241,7 +254,7 @@ int forecast_runner_run(const struct scenario *s, const struct forecast_run_opti
             if (pid == 0) {
                 close(fds[0]);
                 signal(SIGINT, SIG_DFL);
-                child_run(s, next, o->policy, r, fds[1]);
+                child_run(s, o->first_replication + next, o->policy, r, fds[1]);
             }
             close(fds[1]);
             ws[k] = (struct worker){pid, fds[0], next++, NULL, 0, 0};

@@ -17,6 +17,7 @@ struct forecast_run_options {
     const char *policy;   /* NULL: the scenario's */
     const char *label;    /* for progress lines */
     int quiet;
+    uint32_t first_replication; /* replications first .. first + replications - 1 (fresh seeds for a check) */
 };
 
 /* Fills r (forecast_result_init is done here). Returns 0; 1 if interrupted

@@ -199,7 +199,10 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
     set(root, "recommendation", rec, ok);
     set(root, "action_needed", json_boolean(d->alarm), ok);
 
-    if (d->has_slo)
+    if (d->plan && d->plan->period_share && d->plan->slo)
+        /* a plan's goal: all its SLOs, as written */
+        set(root, "slo", json_pack("{s:s,s:o}", "goal", d->plan->slo, "confidence", num(d->slo_confidence)), ok);
+    else if (d->has_slo)
         set(root, "slo",
             json_pack("{s:s,s:o,s:o}", "metric", d->slo_metric, "threshold_s", num(d->slo_threshold_s), "confidence",
                       num(d->slo_confidence)),
@@ -292,6 +295,17 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
             push(orders, oo, ok);
         }
         set(plo, "orders", orders, ok);
+        /* when the last order is in service: the plan is complete then */
+        sim_time ready = -1;
+        for (size_t i = 0; i < pl->n_orders; i++) {
+            sim_time at = pl->orders[i].ready_us >= 0 ? pl->orders[i].ready_us : pl->orders[i].date_us;
+            if (at > ready)
+                ready = at;
+        }
+        set(plo, "ready_s", ready >= 0 ? seconds(ready) : json_null(), ok);
+        set(plo, "ready_date", ready >= 0 ? date_or_null(d, ready) : json_null(), ok);
+        set(plo, "policy", str_or_null(pl->policy), ok);
+        set(plo, "instead_of", str_or_null(pl->instead_of), ok);
         set(root, "plan", plo, ok);
     } else {
         set(root, "plan", json_null(), ok);

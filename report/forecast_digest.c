@@ -227,6 +227,16 @@ static int build_timeline(struct forecast_digest *d)
             }
             if (add_event(d, &e))
                 return -1;
+            if (o->end_us > 0 && o->end_us < (sim_time)d->r->n_periods * d->r->period_us) {
+                /* a rental's return */
+                struct timeline_event back = e;
+                back.source = TIMELINE_RETIRE;
+                back.order_us = back.ready_us = o->end_us;
+                back.gpus = -e.gpus;
+                back.cost_usd = NAN;
+                if (add_event(d, &back))
+                    return -1;
+            }
         }
     }
     /* By arrival; ties keep their order (insertion sort is stable). */
@@ -264,14 +274,22 @@ static int recommend_plan(struct forecast_digest *d)
         snprintf(slo, sizeof slo, "'%s'", pl->slo);
     else
         snprintf(slo, sizeof slo, "the SLO");
-    if (!pl->met) {
-        d->alarm = 1;
-        return add_line(d, "No plan meets %s%s%s.", slo, pl->reason && pl->reason[0] ? ": " : "",
-                        pl->reason ? pl->reason : "");
+    if (pl->instead_of && pl->policy) {
+        char other[32];
+        fmt_usd(other, sizeof other, pl->instead_cost_usd);
+        if (add_line(d, "Adopt the policy %s instead of %s: it is the cheaper way to keep %s (%s of orders under %s).",
+                     pl->policy, pl->instead_of, slo, other, pl->instead_of))
+            return -1;
     }
-    if (!pl->n_orders)
-        return add_line(d, "No purchase is needed: %s holds in every %s with the fleet and the orders already placed.",
-                        slo, d->r->period_name);
+    if (!pl->met)
+        d->alarm = 1;
+    if (!pl->n_orders) {
+        if (!pl->met)
+            return add_line(d, "No plan meets %s%s%s.", slo, pl->reason && pl->reason[0] ? ": " : "",
+                            pl->reason ? pl->reason : "");
+        return add_line(d, "No purchase is needed: %s holds in every %s with the fleet and the orders already placed%s.",
+                        slo, d->r->period_name, pl->instead_of ? " and that policy" : "");
+    }
     char text[DIGEST_TEXT_MAX] = "";
     size_t o = 0;
     for (size_t i = 0; i < pl->n_orders && o < sizeof text; i++) {
@@ -287,6 +305,10 @@ static int recommend_plan(struct forecast_digest *d)
     }
     char total[32];
     fmt_usd(total, sizeof total, pl->total_cost_usd);
+    if (!pl->met)
+        return add_line(d, "No plan meets %s in every %s%s%s. The best one: order %s; %s in all.", slo,
+                        d->r->period_name, pl->reason && pl->reason[0] ? ": " : "", pl->reason ? pl->reason : "",
+                        text, total);
     return add_line(d, "Order %s; %s in all. With these orders %s holds in every %s.", text, total, slo,
                     d->r->period_name);
 }
@@ -382,12 +404,17 @@ static int recommend_slo(struct forecast_digest *d)
                                    l, 100.0 * d->slo_share[p]);
         }
     }
+    char what[256];
+    if (d->plan && d->plan->period_share && d->plan->slo)
+        snprintf(what, sizeof what, "'%s'", d->plan->slo);
+    else
+        snprintf(what, sizeof what, "%s <= %s", d->slo_metric, thr);
     if (!ox)
-        return add_line(d, "SLO %s <= %s is met in every %s in at least %.0f%% of replications.", d->slo_metric, thr,
-                        d->r->period_name, 100.0 * d->slo_confidence);
+        return add_line(d, "SLO %s is met in every %s in at least %.0f%% of replications.", what, d->r->period_name,
+                        100.0 * d->slo_confidence);
     d->alarm = 1;
-    return add_line(d, "SLO %s <= %s (confidence %.0f%%) is missed in %s%s%s.", d->slo_metric, thr,
-                    100.0 * d->slo_confidence, missed, om ? "; met in " : "", met);
+    return add_line(d, "SLO %s (confidence %.0f%%) is missed in %s%s%s.", what, 100.0 * d->slo_confidence, missed,
+                    om ? "; met in " : "", met);
 }
 
 static int recommend_waits_and_use(struct forecast_digest *d)
@@ -477,6 +504,10 @@ int forecast_digest_init(struct forecast_digest *d, const struct forecast_result
         }
         d->initial_gpus = scenario_initial_gpus(sc);
     }
+    if (plan && plan->period_share) {
+        d->has_slo = 1;
+        d->slo_confidence = plan->confidence;
+    }
     d->period_bands = xcalloc((size_t)d->n_periods * FM_COUNT, sizeof *d->period_bands);
     d->team_bands = xcalloc((size_t)d->n_periods * d->n_teams, sizeof *d->team_bands);
     d->team_total = xcalloc(d->n_teams, sizeof *d->team_total);
@@ -492,7 +523,10 @@ int forecast_digest_init(struct forecast_digest *d, const struct forecast_result
             d->period_bands[(size_t)p * FM_COUNT + m] = forecast_band_of(r, p, (enum forecast_metric)m);
         for (size_t t = 0; t < d->n_teams; t++)
             d->team_bands[(size_t)p * d->n_teams + t] = forecast_band_team(r, p, t);
-        if (d->has_slo && r->completed) {
+        if (d->plan && d->plan->period_share) {
+            /* a plan's goal (every SLO it was given) decides, as in its verdict */
+            d->slo_share[p] = d->plan->period_share[p];
+        } else if (d->has_slo && r->completed) {
             uint32_t ok = 0;
             for (uint32_t i = 0; i < r->completed; i++) {
                 double v = slo_metric_value(d, &r->reps[i].periods[p]);

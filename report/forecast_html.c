@@ -49,7 +49,7 @@ static void text_cell(FILE *fp, const char *tag, const char *cls, const char *s)
 static void write_header(FILE *fp, const struct forecast_digest *d)
 {
     const struct forecast_result *r = d->r;
-    fputs("<header>\n<h1>Capacity forecast", fp);
+    fputs(d->plan ? "<header>\n<h1>Capacity plan" : "<header>\n<h1>Capacity forecast", fp);
     if (d->scenario_name[0]) {
         fputs(": ", fp);
         html_write_text(fp, d->scenario_name);
@@ -243,6 +243,22 @@ static void write_teams(FILE *fp, const struct forecast_digest *d)
         band_cell(fp, &d->team_total[t], CELL_COUNT);
         fputs("</tr>\n", fp);
     }
+    fputs("</tbody>\n</table>\n<h2>Queue wait p95 per team and period</h2>\n"
+          "<p>Of the jobs each team submitted in the period, unstarted ones counted to the horizon's end; mean over "
+          "the replications with their p5-p95.</p>\n<table id=\"team-waits\">\n<thead><tr><th class=\"l\">team</th>",
+          fp);
+    for (uint32_t p = 0; p < d->n_periods; p++)
+        period_head_cell(fp, d, p);
+    fputs("</tr></thead>\n<tbody>\n", fp);
+    for (size_t t = 0; t < d->n_teams; t++) {
+        fputs("<tr>", fp);
+        text_cell(fp, "td", "l", d->r->team_names[t]);
+        for (uint32_t p = 0; p < d->n_periods; p++) {
+            struct forecast_band b = forecast_band_team_wait(d->r, p, t, FM_WAIT_P95);
+            band_cell(fp, &b, CELL_WAIT);
+        }
+        fputs("</tr>\n", fp);
+    }
     fputs("</tbody>\n</table>\n<h2>Queue wait per team</h2>\n"
           "<p>Over every started job of every replication.</p>\n<table>\n<thead><tr><th class=\"l\">team</th>"
           "<th>jobs</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th></tr></thead>\n<tbody>\n",
@@ -301,7 +317,8 @@ int forecast_html_write(const char *dir, const struct forecast_digest *d, const 
     if (atomic_file_open(&f, path, err))
         return -1;
     char title[320];
-    snprintf(title, sizeof title, "fleetsim forecast%s%s", d->scenario_name[0] ? ": " : "", d->scenario_name);
+    snprintf(title, sizeof title, "fleetsim %s%s%s", d->plan ? "plan" : "forecast", d->scenario_name[0] ? ": " : "",
+             d->scenario_name);
     html_begin(f.fp, title);
     write_header(f.fp, d);
     write_recommendation(f.fp, d, st);

@@ -44,6 +44,7 @@ struct plan_order {
     int64_t count;      /* nodes */
     int64_t gpus;       /* GPUs the nodes add; 0: count x the type's GPUs in the scenario's catalog */
     double cost_usd;
+    sim_time end_us;    /* rented capacity: when it goes back; 0 or less: kept */
 };
 
 struct plan_summary {
@@ -53,6 +54,11 @@ struct plan_summary {
     int met;            /* the SLO is met in every period with the requested confidence */
     const char *reason; /* why no plan meets the SLO (when !met); may be NULL */
     const char *slo;    /* as the user wrote it, e.g. "p95_wait <= 2h"; may be NULL */
+    const char *policy;         /* the policy the plan adopts; may be NULL (the forecast's) */
+    const char *instead_of;     /* the forecast's policy when the plan changes it, else NULL */
+    double instead_cost_usd;    /* the cheapest plan under instead_of (when set) */
+    const double *period_share; /* per period, the share of replications meeting every SLO of the plan; may be NULL */
+    double confidence;          /* the share needed (with period_share) */
 };
 
 struct report_status {

@@ -11,6 +11,7 @@
 #include "policies/registry.h"
 #include "scenarios/fill.h"
 #include "scenarios/policy_teams.h"
+#include "scenarios/plan.h"
 #include "sim/units.h"
 
 enum { HORIZON_MAX_SAMPLES = 1000000 };
@@ -91,37 +92,88 @@ int fill_forecast(struct fill *f, yaml_node_t *root)
     return 0;
 }
 
-/* "p95_wait <= 2h", the grammar plan_slo_parse (scenarios/plan.c) reads. */
-static void slo_fill(struct fill *f, yaml_node_t *m, struct plan_spec *p)
+/* One SLO "[TEAM:] METRIC <= DURATION" (plan_slo_parse's grammar), with a
+ * team the workload has; reported at node. */
+static int slo_ok(struct fill *f, yaml_node_t *node, const char *shown, const char *text, struct plan_slo *slo)
 {
+    struct err err;
+    err_clear(&err);
+    if (strlen(text) >= PLAN_SLO_TEXT_MAX) {
+        reader_error(f->r, node, "key '%s' is longer than %d characters", shown, PLAN_SLO_TEXT_MAX - 1);
+        return 0;
+    }
+    if (plan_slo_parse(text, slo, &err) != 0 || (f->s->has_workload && plan_slo_resolve(slo, f->s, &err) != 0)) {
+        reader_error(f->r, node, "key '%s'%s%s", shown, strncmp(err.msg, "names ", 6) ? ": " : " ", err.msg);
+        return 0;
+    }
+    return 1;
+}
+
+static int slo_fill(struct fill *f, yaml_node_t *m, struct plan_spec *p)
+{
+    yaml_node_t *list = reader_get(f->r, m, "slos");
+    size_t n = reader_count(list);
+    if (list && list->type == YAML_SEQUENCE_NODE && n == 0)
+        reader_error(f->r, list, "key 'plan.slos' is empty: give SLOs or leave it out");
+    p->slos = calloc(n + 1, sizeof *p->slos);
+    if (!p->slos)
+        return -1;
     struct schema_value v;
-    if (reader_value(f->r, m, "plan.slo", &v) != READER_GIVEN)
-        return;
-    yaml_node_t *node = reader_get(f->r, m, "slo");
-    char metric[32], op[4], amount[64], rest[2];
-    int n = sscanf(v.text, " %31[a-z0-9_] %3[<=>] %63s %1s", metric, op, amount, rest);
-    if (n != 3 || strcmp(op, "<=") != 0) {
-        reader_error(f->r, node, "key 'plan.slo' is '%s', expected 'METRIC <= DURATION', e.g. 'p95_wait <= 2h'",
-                     v.text);
-        return;
+    struct plan_slo slo;
+    if (reader_value(f->r, m, "plan.slo", &v) == READER_GIVEN &&
+        slo_ok(f, reader_get(f->r, m, "slo"), "plan.slo", v.text, &slo)) {
+        snprintf(p->slos[p->n_slos++], PLAN_SLO_TEXT_MAX, "%s", v.text);
+        if (slo.team < 0 && !slo.team_name[0] && slo.metric != FM_WAIT_MEAN) {
+            /* the one SLO the report's tables mark */
+            p->has_slo = 1;
+            snprintf(p->slo_metric, sizeof p->slo_metric, "%s",
+                     slo.metric == FM_WAIT_P50 ? "p50_wait" : slo.metric == FM_WAIT_P99 ? "p99_wait" : "p95_wait");
+            p->slo_threshold_s = slo.threshold_s;
+        }
     }
-    static const char *const metrics[] = {"p50_wait", "p95_wait", "p99_wait"};
-    int known = 0;
-    for (size_t i = 0; i < 3; i++)
-        known |= strcmp(metric, metrics[i]) == 0;
-    double threshold;
-    if (!known) {
-        const char *near = schema_nearest(metric, metrics, 3);
-        reader_error(f->r, node, "key 'plan.slo' names metric '%s', expected p50_wait, p95_wait or p99_wait%s%s%s",
-                     metric, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-    } else if (units_parse_duration(amount, &threshold) != 0) {
-        reader_error(f->r, node, "key 'plan.slo' has the threshold '%s', expected a duration with a unit, e.g. '2h'",
-                     amount);
-    } else {
-        p->has_slo = 1;
-        snprintf(p->slo_metric, sizeof p->slo_metric, "%.15s", metric);
-        p->slo_threshold_s = threshold;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = reader_item(f->r, list, i);
+        char shown[READER_PATH_MAX];
+        fill_shown(shown, sizeof shown, "plan.slos", i, NULL);
+        if (reader_scalar(f->r, item, "plan.slos[]", &v) == READER_GIVEN && slo_ok(f, item, shown, v.text, &slo))
+            snprintf(p->slos[p->n_slos++], PLAN_SLO_TEXT_MAX, "%s", v.text);
     }
+    return 0;
+}
+
+static int policies_fill(struct fill *f, yaml_node_t *m, struct plan_spec *p)
+{
+    yaml_node_t *list = reader_get(f->r, m, "policies");
+    size_t n = reader_count(list);
+    if (list && list->type == YAML_SEQUENCE_NODE && n == 0)
+        reader_error(f->r, list, "key 'plan.policies' is empty: give policies or leave it out");
+    p->policies = calloc(n + 1, sizeof *p->policies);
+    if (!p->policies)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = reader_item(f->r, list, i);
+        struct schema_value v;
+        char shown[READER_PATH_MAX];
+        fill_shown(shown, sizeof shown, "plan.policies", i, NULL);
+        if (reader_scalar(f->r, item, "plan.policies[]", &v) == READER_GIVEN && fill_policy_ok(f, item, shown, v.text))
+            snprintf(p->policies[p->n_policies++], POLICY_SPEC_MAX, "%s", v.text);
+    }
+    return 0;
+}
+
+static void rent_fill(struct fill *f, yaml_node_t *m, struct plan_spec *p)
+{
+    yaml_node_t *rent = reader_get(f->r, m, "rent");
+    if (!rent || rent->type != YAML_MAPPING_NODE)
+        return;
+    yaml_node_t *type = reader_get(f->r, rent, "node_type");
+    int t = type && type->type == YAML_SCALAR_NODE ? fill_node_type_ref(f, type) : -1;
+    if (fill_number(f, rent, "plan.rent.usd_per_gpu_hour", &p->rent_usd_per_gpu_hour) == READER_GIVEN && t >= 0) {
+        p->has_rent = 1;
+        p->rent_type = t;
+    }
+    fill_number(f, rent, "plan.rent.min_term", &p->rent_min_term_s);
+    fill_number(f, rent, "plan.rent.lead_time", &p->rent_lead_time_s);
 }
 
 static int candidates_fill(struct fill *f, yaml_node_t *m, struct plan_spec *p)
@@ -167,8 +219,14 @@ int fill_plan(struct fill *f, yaml_node_t *root)
 {
     yaml_node_t *m = reader_get(f->r, root, "plan");
     struct plan_spec *p = &f->s->plan;
-    slo_fill(f, m, p);
+    if (slo_fill(f, m, p) != 0 || policies_fill(f, m, p) != 0)
+        return -1;
     fill_number(f, m, "plan.confidence", &p->confidence);
+    rent_fill(f, m, p);
+    fill_number(f, m, "plan.budget_per_quarter", &p->budget_per_quarter_usd);
+    fill_number(f, m, "plan.power_usd_per_kwh", &p->power_usd_per_kwh);
+    fill_number(f, m, "plan.pue", &p->pue);
+    fill_number(f, m, "plan.hosting_usd_per_node_year", &p->hosting_usd_per_node_year);
     if (candidates_fill(f, m, p) != 0)
         return -1;
     enum reader_status ms = fill_int(f, m, "plan.max_nodes", &p->max_nodes);

@@ -115,8 +115,10 @@ void forecast_replication_release(struct forecast_replication *rep, uint32_t n_p
 {
     if (!rep)
         return;
-    for (uint32_t p = 0; rep->periods && p < n_periods; p++)
+    for (uint32_t p = 0; rep->periods && p < n_periods; p++) {
         free(rep->periods[p].team_gpu_hours);
+        free(rep->periods[p].team_wait);
+    }
     free(rep->periods);
     free(rep->samples);
     free(rep->team_waits_s);
@@ -147,6 +149,73 @@ static double quantile(const double *x, size_t n, double q)
 /* Waits of the jobs submitted in each period: a job that never started
  * counts as waiting until the end of the horizon (a lower bound, so a
  * forecast never looks better for jobs it could not place). */
+static void wait_stats(double *waits, size_t n, struct forecast_wait *out)
+{
+    gsl_sort(waits, 1, n);
+    out->jobs = (double)n;
+    out->p50_s = quantile(waits, n, 0.50);
+    out->p95_s = quantile(waits, n, 0.95);
+    out->p99_s = quantile(waits, n, 0.99);
+    out->mean_s = n ? gsl_stats_mean(waits, 1, n) : 0;
+}
+
+static size_t team_of(const struct job *j, size_t n_teams)
+{
+    return j->team >= 0 && (size_t)j->team < n_teams - 1 ? (size_t)j->team : n_teams - 1;
+}
+
+/* The same waits, team by team (jobs without a team count as the last). */
+static int period_team_waits(const struct workload *w, const struct sim_result *res,
+                             const struct forecast_result *shape, sim_time end_us, struct forecast_period *periods,
+                             struct err *err)
+{
+    size_t nt = shape->n_teams;
+    double *waits = malloc((w->n ? w->n : 1) * sizeof *waits);
+    size_t *count = calloc(nt + 1, sizeof *count), *at = calloc(nt + 1, sizeof *at);
+    int rc = 0;
+    if (!waits || !count || !at) {
+        rc = err_set(err, NULL, 0, 0, "out of memory");
+        goto done;
+    }
+    size_t i = 0;
+    for (uint32_t p = 0; p < shape->n_periods; p++) {
+        sim_time a = (sim_time)p * shape->period_us, b = a + shape->period_us;
+        periods[p].team_wait = calloc(nt, sizeof *periods[p].team_wait);
+        if (!periods[p].team_wait) {
+            rc = err_set(err, NULL, 0, 0, "out of memory");
+            goto done;
+        }
+        while (i < w->n && w->jobs[i].submit_us < a)
+            i++;
+        size_t lo = i, hi = i;
+        while (hi < w->n && w->jobs[hi].submit_us < b)
+            hi++;
+        memset(count, 0, (nt + 1) * sizeof *count);
+        for (size_t k = lo; k < hi; k++)
+            count[team_of(&w->jobs[k], nt)]++;
+        at[0] = 0;
+        for (size_t t = 0; t < nt; t++)
+            at[t + 1] = at[t] + count[t];
+        memset(count, 0, (nt + 1) * sizeof *count);
+        for (size_t k = lo; k < hi; k++) {
+            const struct sim_job_result *jr = &res->jobs[k];
+            if (jr->outcome == SIM_JOB_SKIPPED_INVALID || jr->outcome == SIM_JOB_SKIPPED_TOO_BIG)
+                continue;
+            size_t t = team_of(&w->jobs[k], nt);
+            sim_time start = jr->start_us >= 0 ? jr->start_us : end_us;
+            waits[at[t] + count[t]++] = (double)(start - w->jobs[k].submit_us) / 1e6;
+        }
+        for (size_t t = 0; t < nt; t++)
+            wait_stats(waits + at[t], count[t], &periods[p].team_wait[t]);
+        i = hi;
+    }
+done:
+    free(waits);
+    free(count);
+    free(at);
+    return rc;
+}
+
 static int period_waits(const struct workload *w, const struct sim_result *res, const struct forecast_result *shape,
                         sim_time end_us, struct forecast_period *periods, struct err *err)
 {
@@ -358,7 +427,9 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     for (uint32_t k = 0; k < shape.n_samples; k++)
         rep->samples[k] = (struct forecast_sample){res.samples[k].capacity_slots, res.samples[k].in_use_slots,
                                                    res.samples[k].queued_slots, res.samples[k].queue_jobs, 0};
-    if (offered_load(&w, &shape, rep, err) != 0 || period_waits(&w, &res, &shape, s->horizon.length_us, rep->periods, err) != 0 ||
+    if (offered_load(&w, &shape, rep, err) != 0 ||
+        period_waits(&w, &res, &shape, s->horizon.length_us, rep->periods, err) != 0 ||
+        period_team_waits(&w, &res, &shape, s->horizon.length_us, rep->periods, err) != 0 ||
         team_waits(&w, &res, shape.n_teams, rep, err) != 0)
         goto done;
     rc = 0;
@@ -434,6 +505,29 @@ struct forecast_band forecast_band_sample(const struct forecast_result *r, uint3
                : field == 3 ? s->queue_jobs
                             : s->offered_gpus;
     }
+    b = band_of(x, r->completed);
+    free(x);
+    return b;
+}
+
+double forecast_team_wait_metric(const struct forecast_period *p, size_t team, enum forecast_metric m)
+{
+    if (!p->team_wait)
+        return 0;
+    const struct forecast_wait *w = &p->team_wait[team];
+    return m == FM_WAIT_P50 ? w->p50_s : m == FM_WAIT_P95 ? w->p95_s : m == FM_WAIT_P99 ? w->p99_s
+           : m == FM_WAIT_MEAN ? w->mean_s : 0;
+}
+
+struct forecast_band forecast_band_team_wait(const struct forecast_result *r, uint32_t period, size_t team,
+                                             enum forecast_metric m)
+{
+    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
+    struct forecast_band b = {0, 0, 0, 0, 0, 0};
+    if (!x)
+        return b;
+    for (uint32_t i = 0; i < r->completed; i++)
+        x[i] = forecast_team_wait_metric(&r->reps[i].periods[period], team, m);
     b = band_of(x, r->completed);
     free(x);
     return b;

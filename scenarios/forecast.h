@@ -18,6 +18,12 @@
 #include "sim/engine.h"
 #include "sim/err.h"
 
+/* Waits of one team's jobs submitted in one period (as the period's). */
+struct forecast_wait {
+    double p50_s, p95_s, p99_s, mean_s;
+    double jobs; /* submitted */
+};
+
 /* One period of one replication.
  *
  * Demand is kept apart from the backlog. The offered load is what the
@@ -42,6 +48,7 @@ struct forecast_period {
     double jobs_submitted, jobs_started;
     double jobs_too_big;       /* jobs larger than the whole cluster: never started, not in the waits */
     double *team_gpu_hours;    /* n_teams entries */
+    struct forecast_wait *team_wait; /* n_teams entries */
 };
 
 /* One sample of the time series of one replication. */
@@ -112,6 +119,11 @@ enum { FORECAST_SAMPLE_FIELDS = 5 };
 /* The band of metric m in period p across the completed replications. */
 struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t period, enum forecast_metric m);
 struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_t period, size_t team);
+/* The band of team t's wait metric m (FM_WAIT_P50, _P95, _P99, _MEAN) in period p. */
+struct forecast_band forecast_band_team_wait(const struct forecast_result *r, uint32_t period, size_t team,
+                                             enum forecast_metric m);
+/* Team t's value of wait metric m in one period (0 for other metrics). */
+double forecast_team_wait_metric(const struct forecast_period *p, size_t team, enum forecast_metric m);
 struct forecast_band forecast_band_sample(const struct forecast_result *r, uint32_t sample,
                                           size_t field /* 0 capacity, 1 in use, 2 backlog, 3 queue, 4 offered */);
 

@@ -50,6 +50,10 @@ void scenario_init(struct scenario *s)
     s->plan.step_nodes = 1;
     s->plan.lead_time_s = (struct distribution){DIST_FIXED, 26 * 7 * 86400.0, 0};
     s->plan.burn_in_s = 7 * 86400.0;
+    s->plan.rent_type = -1;
+    s->plan.rent_min_term_s = 30 * 86400.0;
+    s->plan.rent_lead_time_s = 7 * 86400.0;
+    s->plan.pue = 1.0;
 }
 
 void scenario_release(struct scenario *s)
@@ -64,6 +68,8 @@ void scenario_release(struct scenario *s)
     procurement_spec_release(&s->procurement);
     workload_spec_release(&s->workload);
     free(s->plan.candidate_types);
+    free(s->plan.slos);
+    free(s->plan.policies);
     free(s->sweep.growth);
     free(s->sweep.policies);
     memset(s, 0, sizeof *s);
@@ -252,3 +258,4 @@ double scenario_expected_failures_per_day(const struct scenario *s)
     }
     return per_hour * 24;
 }
+

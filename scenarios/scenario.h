@@ -39,7 +39,7 @@ struct partition_spec {
 
 /* The planner's sections (issue #4). */
 enum period_kind { PERIOD_WEEK, PERIOD_MONTH, PERIOD_QUARTER };
-enum { POLICY_SPEC_MAX = 128 };
+enum { POLICY_SPEC_MAX = 128, PLAN_SLO_TEXT_MAX = 128 };
 
 struct horizon_spec {
     sim_time length_us;       /* default 4 quarters */
@@ -65,6 +65,24 @@ struct plan_spec {
     int64_t step_nodes;       /* order sizes are multiples of this, default 1 */
     struct distribution lead_time_s;     /* for the orders the planner adds; default fixed 26w */
     double burn_in_s;                    /* default 7d */
+    /* more SLOs, each "[TEAM:] METRIC <= DURATION" (plan.slos); all must hold */
+    char (*slos)[PLAN_SLO_TEXT_MAX];
+    size_t n_slos;
+    /* policies the planner may adopt instead of (or as well as) buying */
+    char (*policies)[POLICY_SPEC_MAX];
+    size_t n_policies;
+    /* rented capacity (plan.rent): nodes of rent_type at $/GPU-hour, for at
+     * least rent_min_term_s, arriving rent_lead_time_s after the order */
+    int has_rent;
+    int32_t rent_type;
+    double rent_usd_per_gpu_hour;
+    double rent_min_term_s;
+    double rent_lead_time_s;
+    double budget_per_quarter_usd; /* 0: no limit; purchases and rentals, by order date */
+    /* running costs of bought nodes from their arrival to the horizon's end */
+    double power_usd_per_kwh;      /* default 0 */
+    double pue;                    /* default 1 */
+    double hosting_usd_per_node_year; /* default 0 */
 };
 
 struct sweep_spec {

@@ -303,8 +303,8 @@ const struct schema_key schema_keys[] = {
     /* plan */
     {"plan", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0, "what `fleetsim plan` may order to meet an SLO"},
     {"plan.slo", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0,
-     "'METRIC <= DURATION', METRIC one of p50_wait, p95_wait, p99_wait, e.g. 'p95_wait <= 2h' "
-     "(--slo overrides it)"},
+     "'[TEAM:] METRIC <= DURATION', METRIC one of p50_wait, p95_wait, p99_wait, mean_wait, e.g. "
+     "'p95_wait <= 2h' (--slo overrides it and plan.slos)"},
     {"plan.confidence", SCHEMA_NUMBER, NULL, 0, 1, "0.9", SCHEMA_MIN_EXCLUSIVE,
      "share of replications that must meet the SLO in every period"},
     {"plan.candidates", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
@@ -317,6 +317,29 @@ const struct schema_key schema_keys[] = {
      "order to delivery for the orders the planner adds: a duration or a distribution"},
     DIST_ROWS("plan.lead_time"),
     {"plan.burn_in", SCHEMA_DURATION, NULL, 0, NAN, "7d", 0, "testing after delivery before the nodes take jobs"},
+    {"plan.slos", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "more SLOs, all of which must hold (with plan.slo): '[TEAM:] METRIC <= DURATION', METRIC one of p50_wait, "
+     "p95_wait, p99_wait, mean_wait; a TEAM counts only that team's jobs, e.g. 'research: p95_wait <= 4h'"},
+    {"plan.slos[]", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0, "one SLO"},
+    {"plan.policies", SCHEMA_LIST, NULL, NAN, NAN, NULL, 0,
+     "policies the planner may adopt instead of the forecast's: each gets its own cheapest plan, and the "
+     "cheapest of them all is recommended"},
+    {"plan.policies[]", SCHEMA_STRING, NULL, NAN, NAN, NULL, 0, "one policy, as forecast.policy"},
+    {"plan.rent", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
+     "rented capacity (cloud or reserved GPUs) the planner may add for a period instead of buying"},
+    {"plan.rent.node_type", SCHEMA_STRING, NULL, NAN, NAN, NULL, SCHEMA_REQUIRED, "the node type rented"},
+    {"plan.rent.usd_per_gpu_hour", SCHEMA_NUMBER, NULL, 0, 1e6, NULL, SCHEMA_REQUIRED | SCHEMA_MIN_EXCLUSIVE,
+     "price per GPU-hour"},
+    {"plan.rent.min_term", SCHEMA_DURATION, NULL, 0, NAN, "30d", 0,
+     "shortest rental; a rental lasts the period it is for, or this if longer"},
+    {"plan.rent.lead_time", SCHEMA_DURATION, NULL, 0, NAN, "7d", 0, "order to availability"},
+    {"plan.budget_per_quarter", SCHEMA_NUMBER, NULL, 0, 1e15, "0", 0,
+     "most USD the plan may commit in one quarter (purchases and rentals, by order date); 0: no limit"},
+    {"plan.power_usd_per_kwh", SCHEMA_NUMBER, NULL, 0, 100, "0", 0,
+     "electricity price; bought nodes draw their node type's power x pue from arrival to the horizon's end"},
+    {"plan.pue", SCHEMA_NUMBER, NULL, 1, 5, "1", 0, "power usage effectiveness of the data centre"},
+    {"plan.hosting_usd_per_node_year", SCHEMA_NUMBER, NULL, 0, 1e9, "0", 0,
+     "space, network and support per bought node and year, from arrival to the horizon's end"},
 
     /* sweep */
     {"sweep", SCHEMA_MAP, NULL, NAN, NAN, NULL, 0,
