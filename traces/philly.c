@@ -186,6 +186,8 @@ static void philly_job(struct philly_reader *r, const json_t *obj, int64_t index
     int64_t submit;
     const json_t *sub = json_object_get(obj, "submitted_time");
     int has_submit = philly_time(r, sub, "submitted_time", 0, &submit);
+    if (has_submit < 0)
+        return;
     if (has_submit == 0) {
         philly_error_at(r, sub ? philly_value_at(r, "submitted_time", 0) : r->obj, "missing key 'submitted_time'");
         return;
