@@ -142,6 +142,10 @@ int gpufmt_datetime(const char *p, size_t n, int64_t *out)
         (t != ' ' && t != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
         s < 0 || s > 60 || y < 1970 || y > 9999)
         return -1;
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap))
+        return -1;
     /* pandas may add fractional seconds: ".000" */
     if (buf[used] == '.') {
         used++;
