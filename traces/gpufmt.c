@@ -182,6 +182,25 @@ void gpufmt_init(struct gpufmt *g, const char *name, struct workload *w, struct 
     g->rep = (struct textfile_report){name, diags, err, 0, GPUFMT_MAX_ERRORS, 0, 0};
     g->w = w;
     g->rebase = rebase;
+    g->diag_start = diags ? diags->n : 0;
+}
+
+/* The counts and notes summarise the whole file: they go before the per-line
+ * warnings, so that a front end that shows only the first few still shows
+ * them. */
+static void gpufmt_summaries_first(struct gpufmt *g, size_t first)
+{
+    struct diag_list *d = g->rep.diags;
+    if (!d || first >= d->n || first <= g->diag_start)
+        return;
+    size_t k = d->n - first;
+    struct diag *tmp = malloc(k * sizeof *tmp);
+    if (!tmp)
+        return; /* order only */
+    memcpy(tmp, d->items + first, k * sizeof *tmp);
+    memmove(d->items + g->diag_start + k, d->items + g->diag_start, (first - g->diag_start) * sizeof *tmp);
+    memcpy(d->items + g->diag_start, tmp, k * sizeof *tmp);
+    free(tmp);
 }
 
 void gpufmt_release(struct gpufmt *g)
@@ -315,11 +334,13 @@ static void gpufmt_report_notes(struct gpufmt *g)
 
 int gpufmt_finish(struct gpufmt *g)
 {
+    size_t first = g->rep.diags ? g->rep.diags->n : 0;
     for (int k = 0; k < GPUFMT_SKIPS; k++)
         if (g->skipped[k] > GPUFMT_REPEAT_MAX)
             textfile_warn(&g->rep, 0, 0, "%zu more warnings like the one at line %ld not shown",
                           g->skipped[k] - GPUFMT_REPEAT_MAX, g->skip_line[k]);
     gpufmt_report_notes(g);
+    gpufmt_summaries_first(g, first);
     struct workload *w = g->w;
     int rc = 0;
     if (g->rep.no_memory || g->rep.errors) {

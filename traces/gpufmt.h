@@ -90,6 +90,7 @@ struct gpufmt {
     double *submit_s; /* absolute submit times, by job, when rebase is set */
     size_t submit_cap;
     int rebase; /* make submit times relative to the earliest (unix_start_s) */
+    size_t diag_start; /* diagnostics before this read's */
 };
 
 void gpufmt_init(struct gpufmt *g, const char *name, struct workload *w, struct diag_list *diags, struct err *err,

@@ -21,10 +21,11 @@ static const char *openb_columns(const char *line, size_t len, int col[O_COLS], 
     struct gpufmt_row row;
     gpufmt_split(line, len, &row);
     *n_cols = row.n;
+    const char *missing = NULL;
     for (int c = 0; c < O_COLS; c++)
-        if ((col[c] = gpufmt_find(&row, openb_names[c])) < 0)
-            return openb_names[c];
-    return NULL;
+        if ((col[c] = gpufmt_find(&row, openb_names[c])) < 0 && !missing)
+            missing = openb_names[c];
+    return missing;
 }
 
 int openb_detect(const char *data, size_t len)
@@ -34,7 +35,10 @@ int openb_detect(const char *data, size_t len)
     const char *line;
     size_t n, n_cols;
     int col[O_COLS];
-    return textfile_lines_next(&it, &line, &n) && !openb_columns(line, n, col, &n_cols);
+    /* a pod list without times (the multigpu50 resample) is still one: its
+     * read then says what it lacks */
+    return textfile_lines_next(&it, &line, &n) &&
+           (!openb_columns(line, n, col, &n_cols) || (col[O_NAME] >= 0 && col[O_GPUS] >= 0 && col[O_MILLI] >= 0));
 }
 
 static void openb_bad(struct openb_reader *r, const struct gpufmt_row *row, enum openb_col c, long line,
@@ -152,7 +156,8 @@ int openb_read_buffer(const char *name, const char *data, size_t len, struct wor
             have_header = 1;
             const char *missing = openb_columns(line, n, r.col, &r.n_cols);
             if (missing) {
-                textfile_error(&r.g.rep, it.line, 1, "no column '%s' in the openb pod list header", missing);
+                textfile_error(&r.g.rep, it.line, 1, "no column '%s' in the openb pod list header%s", missing,
+                               r.col[O_CREATE] < 0 ? " (a list without times can be packed, not replayed)" : "");
                 break;
             }
             continue;
