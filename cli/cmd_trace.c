@@ -10,6 +10,7 @@
 #include "scenarios/forecast.h"
 #include "traces/gpustats.h"
 #include "traces/jsonl.h"
+#include "traces/machines.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
 
@@ -22,7 +23,8 @@ static const char trace_usage[] =
     "         ITP; or native .jsonl) and writes OUT in fleetsim's native\n"
     "         JSON Lines format (OUT '-' = stdout). OUT is replaced only when the whole\n"
     "         trace was read and written.\n"
-    "stats    describes IN: jobs, time span, sizes, runtimes, estimates, users, teams;\n"
+    "stats    describes IN: jobs, time span, sizes, runtimes, estimates, users, teams\n"
+    "         (or, for a machine list, its nodes and GPUs);\n"
     "         for GPU traces (and with --by-team) also, overall and per team (VC): jobs,\n"
     "         GPU-hours, run and queue time mean/p50/p95, GPUs per job, outcomes.\n"
     "generate writes the jobs that SCENARIO's workload section generates over its\n"
@@ -233,6 +235,35 @@ static int print_stats_json(const char *path, const struct trace_stats *s, const
     return rc == 0 ? CLI_OK : CLI_IO;
 }
 
+/* A machine or node list given to stats: what cluster it describes. */
+static int machine_stats(const char *in, const struct trace_args *a)
+{
+    struct machine_list m;
+    struct diag_list diags;
+    struct err err;
+    machines_init(&m);
+    diag_list_init(&diags, 100);
+    err_clear(&err);
+    int rc = cli_finish_load(machines_read(in, &m, &diags, &err), &diags, &err, a->quiet);
+    if (rc == CLI_OK) {
+        char groups[400];
+        machines_describe(&m, groups, sizeof groups);
+        if (a->json) {
+            json_t *root = json_pack("{s:s, s:I, s:I, s:I, s:s}", "machines", in, "nodes", (json_int_t)m.n, "gpus",
+                                     (json_int_t)m.total_gpus, "cpu_only", (json_int_t)m.cpu_only, "groups", groups);
+            rc = root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 ? CLI_OK : CLI_IO;
+            putchar('\n');
+            json_decref(root);
+        } else {
+            printf("machines     %s (a machine list: replay it with --machines)\n", in);
+            printf("nodes        %zu with GPUs, %zu CPU-only\n", m.n, m.cpu_only);
+            printf("GPUs         %lld: %s\n", (long long)m.total_gpus, groups);
+        }
+    }
+    machines_release(&m);
+    return rc;
+}
+
 static int trace_stats_cmd(const char *in, const struct trace_args *a)
 {
     struct workload w;
@@ -243,6 +274,11 @@ static int trace_stats_cmd(const char *in, const struct trace_args *a)
     workload_init(&w);
     enum trace_format used = TRACE_AUTO;
     int rc = trace_read_format(in, a->format, SWF_REPLAY, &w, &diags, &err, &used);
+    if (rc != 0 && used == TRACE_AUTO && strstr(err.msg, "is a machine list")) {
+        diag_list_release(&diags);
+        workload_release(&w);
+        return machine_stats(in, a);
+    }
     rc = cli_finish_load(rc, &diags, &err, a->quiet);
     if (rc == CLI_OK) {
         struct trace_stats s;

@@ -79,7 +79,12 @@ if echo "$out" | grep -q "^cluster      5 nodes, 34 GPUs (.*1 CPU-only machines 
 else fail "philly replay on its machine list"; echo "$out" | sed 's/^/  | /'; fi
 expect_exit 2 "--machines with --nodes" "$FLEETSIM" replay --machines "$T/philly-machines.csv" --nodes 2 "$T/philly-small.json"
 expect_exit 2 "--machines not a machine list" "$FLEETSIM" replay --machines "$T/itp-small.csv" "$T/philly-small.json"
-expect_exit 2 "a machine list as a trace" "$FLEETSIM" trace stats "$T/philly-machines.csv"
+expect_exit 2 "a machine list as a trace" "$FLEETSIM" replay --nodes 1 "$T/philly-machines.csv"
+if grep -q "is a machine list, not a job trace: give it to 'fleetsim replay --machines'" "$TMP/err"; then pass
+else fail "a machine list as a trace: message"; fi
+out=$("$FLEETSIM" trace stats "$T/philly-machines.csv")
+if echo "$out" | grep -qx "nodes        5 with GPUs, 1 CPU-only" && echo "$out" | grep -qx "GPUs         34: 4 x 8 24GB, 1 x 2 12GB"; then pass
+else fail "trace stats of a machine list"; echo "$out" | sed 's/^/  | /'; fi
 
 # the real traces, where they are
 gpu_files="msft-itp-elasticflow-cluster01.csv.gz:1595 msft-itp-elasticflow-cluster10.csv.gz:260
