@@ -242,8 +242,8 @@ static int cluster_from_machines(const char *path, int quiet, struct cluster *c,
         } else {
             char groups[200];
             machines_describe(&m, groups, sizeof groups);
-            snprintf(desc, len, "%zu nodes, %lld GPUs (%.120s: %.150s; %zu CPU-only machines left out)", m.n,
-                     (long long)m.total_gpus, path, groups, m.cpu_only);
+            snprintf(desc, len, "%zu nodes, %lld %s (%.120s: %.150s; %zu machines without any left out)", m.n,
+                     (long long)m.total_gpus, m.cpu_slots ? "slots" : "GPUs", path, groups, m.cpu_only);
         }
     }
     machines_release(&m);

@@ -256,8 +256,9 @@ static int machine_stats(const char *in, const struct trace_args *a)
             json_decref(root);
         } else {
             printf("machines     %s (a machine list: replay it with --machines)\n", in);
-            printf("nodes        %zu with GPUs, %zu CPU-only\n", m.n, m.cpu_only);
-            printf("GPUs         %lld: %s\n", (long long)m.total_gpus, groups);
+            const char *unit = m.cpu_slots ? "slots" : "GPUs";
+            printf("nodes        %zu with %s, %zu without\n", m.n, unit, m.cpu_only);
+            printf("%-12s %lld: %s\n", unit, (long long)m.total_gpus, groups);
         }
     }
     machines_release(&m);

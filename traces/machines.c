@@ -19,6 +19,8 @@ static const struct machines_layout machines_layouts[] = {
 };
 enum { MACHINES_LAYOUTS = sizeof machines_layouts / sizeof *machines_layouts };
 
+static int machines_is_alea(const char *line, size_t len);
+
 static int machines_layout_of(const struct gpufmt_row *row, int *name, int *gpus, int *model)
 {
     for (int l = 0; l < MACHINES_LAYOUTS; l++) {
@@ -60,7 +62,7 @@ int machines_detect(const char *data, size_t len)
     struct gpufmt_row row;
     gpufmt_split(line, n, &row);
     int a, b, c;
-    return machines_layout_of(&row, &a, &b, &c) >= 0;
+    return machines_layout_of(&row, &a, &b, &c) >= 0 || machines_is_alea(line, n);
 }
 
 static int machines_push(struct machine_list *m, int32_t gpus, int32_t model)
@@ -84,6 +86,93 @@ static int machines_push(struct machine_list *m, int32_t gpus, int32_t model)
     return 0;
 }
 
+/* Alea's .machines (beside an SWF log, e.g. wagap-2013.swf.machines): per
+ * line "cluster_id name nodes cpus_per_node speed ram_kb", whitespace
+ * separated, no header. Fields split in place into f; returns their count. */
+static int machines_alea_fields(const char *line, size_t len, const char *f[6], size_t flen[6])
+{
+    int n = 0;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+            i++;
+        if (i >= len)
+            break;
+        size_t start = i;
+        while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+            i++;
+        if (n < 6) {
+            f[n] = line + start;
+            flen[n] = i - start;
+        }
+        n++;
+    }
+    return n;
+}
+
+static int machines_is_alea(const char *line, size_t len)
+{
+    const char *f[6];
+    size_t fl[6];
+    int64_t v;
+    if (memchr(line, ',', len) || machines_alea_fields(line, len, f, fl) != 6 || gpufmt_int(f[2], fl[2], &v) != 0 ||
+        gpufmt_int(f[3], fl[3], &v) != 0)
+        return 0;
+    /* the cluster's name has a letter: a short SWF line has none */
+    for (size_t i = 0; i < fl[1]; i++)
+        if ((f[1][i] >= 'a' && f[1][i] <= 'z') || (f[1][i] >= 'A' && f[1][i] <= 'Z'))
+            return 1;
+    return 0;
+}
+
+static int machines_read_alea(struct textfile_report *rep, const char *data, size_t len, struct machine_list *m)
+{
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    const char *line;
+    size_t n;
+    while (!rep->stopped && textfile_lines_next(&it, &line, &n)) {
+        const char *f[6];
+        size_t fl[6];
+        int k = machines_alea_fields(line, n, f, fl);
+        if (k == 0)
+            continue;
+        int64_t nodes, cpus;
+        if (k != 6) {
+            textfile_error(rep, it.line, 1, "%d fields, expected 6 (cluster_id name nodes cpus_per_node speed ram_kb)", k);
+            continue;
+        }
+        if (gpufmt_int(f[2], fl[2], &nodes) != 0 || nodes < 0 || nodes > CLUSTER_MAX_NODES) {
+            textfile_error(rep, it.line, (long)(f[2] - line) + 1, "node count is not a whole number from 0 to %d",
+                           CLUSTER_MAX_NODES);
+            continue;
+        }
+        if (gpufmt_int(f[3], fl[3], &cpus) != 0 || cpus < 0 || cpus > CLUSTER_MAX_NODE_SLOTS) {
+            textfile_error(rep, it.line, (long)(f[3] - line) + 1, "slots per node is not a whole number from 0 to %d",
+                           CLUSTER_MAX_NODE_SLOTS);
+            continue;
+        }
+        char name[64];
+        size_t nl = fl[1] < sizeof name - 1 ? fl[1] : sizeof name - 1;
+        memcpy(name, f[1], nl);
+        name[nl] = '\0';
+        int32_t model = string_table_intern(&m->models, name);
+        for (int64_t i = 0; i < nodes && model >= 0; i++) {
+            if (cpus == 0) {
+                m->cpu_only++;
+                continue;
+            }
+            if (machines_push(m, (int32_t)cpus, model) != 0)
+                model = -1;
+        }
+        if (model < 0) {
+            textfile_out_of_memory(rep, it.line);
+            break;
+        }
+    }
+    return rep->errors || rep->no_memory ? -1 : 0;
+}
+
 int machines_read_buffer(const char *name, const char *data, size_t len, struct machine_list *m,
                          struct diag_list *diags, struct err *err)
 {
@@ -101,12 +190,18 @@ int machines_read_buffer(const char *name, const char *data, size_t len, struct 
         if (!have_header) {
             have_header = 1;
             n_cols = row.n;
+            if (machines_layout_of(&row, &col_name, &col_gpus, &col_model) < 0 && machines_is_alea(line, n)) {
+                m->cpu_slots = 1;
+                if (machines_read_alea(&rep, data, len, m) != 0)
+                    return -1;
+                break;
+            }
             if (machines_layout_of(&row, &col_name, &col_gpus, &col_model) < 0) {
                 char q[TEXTFILE_QUOTE_CAP];
                 textfile_quote(q, sizeof q, line, n);
                 textfile_error(&rep, it.line, 1,
-                               "unrecognised machine list header '%s' (openb node list, Philly machine list or PAI "
-                               "machine spec expected)",
+                               "unrecognised machine list header '%s' (openb node list, Philly machine list, PAI "
+                               "machine spec or Alea .machines expected)",
                                q);
                 break;
             }

@@ -6,6 +6,8 @@
  *   Philly cluster_machine_list:       machineId, number of GPUs, single GPU mem
  *   Philly revised_machine_list:       ,machineId,number of GPUs
  *   PAI 2020 pai_machine_spec:         machine,gpu_type,cap_cpu,cap_mem,cap_gpu
+ *   Alea .machines (beside an SWF log): cluster_id name nodes cpus_per_node speed ram_kb
+ *                                      (whitespace separated, no header; slots = CPUs)
  *
  * Columns are found by name. Machines with 0 GPUs (CPU-only) are counted and
  * left out of the cluster. A node's model (openb model, PAI gpu_type,
@@ -28,6 +30,7 @@ struct machine_list {
     size_t n, cap;
     size_t cpu_only; /* machines with 0 GPUs, left out */
     int64_t total_gpus;
+    int cpu_slots; /* the slots are CPUs (Alea .machines), not GPUs */
     struct string_table models;
 };
 

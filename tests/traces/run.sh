@@ -75,15 +75,19 @@ else fail "philly replay without a size: message"; sed 's/^/  | /' "$TMP/err"; f
 expect_exit 2 "itp without a size" "$FLEETSIM" replay "$T/itp-small.csv"
 if grep -q "the ITP release gives no cluster sizes" "$TMP/err"; then pass; else fail "itp replay without a size: message"; fi
 out=$("$FLEETSIM" replay -q --machines "$T/philly-machines.csv" "$T/philly-small.json")
-if echo "$out" | grep -q "^cluster      5 nodes, 34 GPUs (.*1 CPU-only machines left out)" && echo "$out" | grep -q "^jobs         6 run"; then pass
+if echo "$out" | grep -q "^cluster      5 nodes, 34 GPUs (.*1 machines without any left out)" && echo "$out" | grep -q "^jobs         6 run"; then pass
 else fail "philly replay on its machine list"; echo "$out" | sed 's/^/  | /'; fi
 expect_exit 2 "--machines with --nodes" "$FLEETSIM" replay --machines "$T/philly-machines.csv" --nodes 2 "$T/philly-small.json"
 expect_exit 2 "--machines not a machine list" "$FLEETSIM" replay --machines "$T/itp-small.csv" "$T/philly-small.json"
 expect_exit 2 "a machine list as a trace" "$FLEETSIM" replay --nodes 1 "$T/philly-machines.csv"
 if grep -q "is a machine list, not a job trace: give it to 'fleetsim replay --machines'" "$TMP/err"; then pass
 else fail "a machine list as a trace: message"; fi
+printf '0\tzewura\t2\t80\t1\t529426432\n1\tzegox\t3\t12\t1\t94035968\n' >"$TMP/alea.machines"
+out=$("$FLEETSIM" trace stats "$TMP/alea.machines")
+if echo "$out" | grep -qx "nodes        5 with slots, 0 without" && echo "$out" | grep -qx "slots        196: 3 x 12 zegox, 2 x 80 zewura"; then pass
+else fail "trace stats of an Alea .machines file"; echo "$out" | sed 's/^/  | /'; fi
 out=$("$FLEETSIM" trace stats "$T/philly-machines.csv")
-if echo "$out" | grep -qx "nodes        5 with GPUs, 1 CPU-only" && echo "$out" | grep -qx "GPUs         34: 4 x 8 24GB, 1 x 2 12GB"; then pass
+if echo "$out" | grep -qx "nodes        5 with GPUs, 1 without" && echo "$out" | grep -qx "GPUs         34: 4 x 8 24GB, 1 x 2 12GB"; then pass
 else fail "trace stats of a machine list"; echo "$out" | sed 's/^/  | /'; fi
 
 # the real traces, where they are
