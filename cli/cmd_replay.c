@@ -41,7 +41,8 @@ static const char replay_usage[] =
     "      --slots K         slots (GPUs, processors) per node (default: from the header)\n"
     "      --machines FILE   the cluster from a machine or node list: one node per GPU\n"
     "                        machine (openb node list, Philly machine list, PAI machine\n"
-    "                        spec, Alea .machines). An openb pod list finds its node\n"
+    "                        spec, Helios cluster_gpu_number, Alea .machines). An\n"
+    "                        openb pod list finds its node\n"
     "                        list by itself\n"
     "      --format F        trace format (default: auto): auto, swf, jsonl, sacct,\n"
     "                        philly, helios, acme, pai, openb, itp\n"
@@ -222,8 +223,8 @@ static const char *gpu_cluster_hint(enum trace_format f)
         return "--nodes and --slots: the ITP release gives no cluster sizes (ElasticFlow's simulator uses shapes "
                "such as 16 nodes x 8 GPUs)";
     default:
-        return "--nodes and --slots (Helios and Acme nodes have 8 GPUs; a cluster_gpu_number.csv total / 8 gives "
-               "the nodes)";
+        return "--machines with the cluster's cluster_gpu_number.csv (Helios: its largest daily total in 8-GPU "
+               "nodes), or --nodes and --slots (Helios and Acme nodes have 8 GPUs)";
     }
 }
 

@@ -20,6 +20,7 @@ static const struct machines_layout machines_layouts[] = {
 enum { MACHINES_LAYOUTS = sizeof machines_layouts / sizeof *machines_layouts };
 
 static int machines_is_alea(const char *line, size_t len);
+static int machines_is_vc_table(const struct gpufmt_row *header);
 
 static int machines_layout_of(const struct gpufmt_row *row, int *name, int *gpus, int *model)
 {
@@ -62,7 +63,7 @@ int machines_detect(const char *data, size_t len)
     struct gpufmt_row row;
     gpufmt_split(line, n, &row);
     int a, b, c;
-    return machines_layout_of(&row, &a, &b, &c) >= 0 || machines_is_alea(line, n);
+    return machines_layout_of(&row, &a, &b, &c) >= 0 || machines_is_vc_table(&row) || machines_is_alea(line, n);
 }
 
 static int machines_push(struct machine_list *m, int32_t gpus, int32_t model)
@@ -173,6 +174,57 @@ static int machines_read_alea(struct textfile_report *rep, const char *data, siz
     return rep->errors || rep->no_memory ? -1 : 0;
 }
 
+/* Helios' cluster_gpu_number.csv: "date,vc...,total", the GPUs of each VC
+ * per day. The cluster is the largest daily total, in nodes of 8 GPUs (every
+ * Helios node has 8; every value in the published files is a multiple of 8). */
+static int machines_is_vc_table(const struct gpufmt_row *header)
+{
+    return header->n >= 2 && gpufmt_find(header, "date") == 0 &&
+           gpufmt_find(header, "total") == (int)header->n - 1;
+}
+
+static int machines_read_vc_table(struct textfile_report *rep, const char *data, size_t len, struct machine_list *m)
+{
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    const char *line;
+    size_t n, n_cols = 0;
+    int64_t largest = 0;
+    while (!rep->stopped && textfile_lines_next(&it, &line, &n)) {
+        if (n == 0 || (n == 1 && line[0] == '\r'))
+            continue;
+        struct gpufmt_row row;
+        gpufmt_split(line, n, &row);
+        if (it.line == 1) {
+            n_cols = row.n;
+            continue;
+        }
+        if (row.n != n_cols || row.n > GPUFMT_MAX_FIELDS) {
+            textfile_error(rep, it.line, 1, "%zu fields, expected %zu as in the header", row.n, n_cols);
+            continue;
+        }
+        int64_t total;
+        size_t k = row.n - 1;
+        if (gpufmt_int(row.p[k], row.len[k], &total) != 0 || total < 0 || total > (int64_t)CLUSTER_MAX_NODES * 8) {
+            char q[TEXTFILE_QUOTE_CAP];
+            textfile_quote(q, sizeof q, row.p[k], row.len[k]);
+            textfile_error(rep, it.line, gpufmt_col(&row, k), "total '%s' is not a whole number of GPUs", q);
+            continue;
+        }
+        if (total > largest)
+            largest = total;
+    }
+    if (rep->errors || rep->no_memory)
+        return -1;
+    int32_t model = string_table_intern(&m->models, "(8-GPU nodes, the largest daily total)");
+    for (int64_t i = 0; i < (largest + 7) / 8; i++)
+        if (model < 0 || machines_push(m, 8, model) != 0) {
+            textfile_out_of_memory(rep, it.line);
+            return -1;
+        }
+    return 0;
+}
+
 int machines_read_buffer(const char *name, const char *data, size_t len, struct machine_list *m,
                          struct diag_list *diags, struct err *err)
 {
@@ -190,6 +242,11 @@ int machines_read_buffer(const char *name, const char *data, size_t len, struct 
         if (!have_header) {
             have_header = 1;
             n_cols = row.n;
+            if (machines_is_vc_table(&row)) {
+                if (machines_read_vc_table(&rep, data, len, m) != 0)
+                    return -1;
+                break;
+            }
             if (machines_layout_of(&row, &col_name, &col_gpus, &col_model) < 0 && machines_is_alea(line, n)) {
                 m->cpu_slots = 1;
                 if (machines_read_alea(&rep, data, len, m) != 0)

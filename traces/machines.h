@@ -6,6 +6,8 @@
  *   Philly cluster_machine_list:       machineId, number of GPUs, single GPU mem
  *   Philly revised_machine_list:       ,machineId,number of GPUs
  *   PAI 2020 pai_machine_spec:         machine,gpu_type,cap_cpu,cap_mem,cap_gpu
+ *   Helios cluster_gpu_number.csv:     date,vc...,total (GPUs per VC per day): the
+ *                                      largest daily total, in nodes of 8 GPUs
  *   Alea .machines (beside an SWF log): cluster_id name nodes cpus_per_node speed ram_kb
  *                                      (whitespace separated, no header; slots = CPUs)
  *

@@ -77,6 +77,9 @@ if grep -q "the ITP release gives no cluster sizes" "$TMP/err"; then pass; else 
 out=$("$FLEETSIM" replay -q --machines "$T/philly-machines.csv" "$T/philly-small.json")
 if echo "$out" | grep -q "^cluster      5 nodes, 34 GPUs (.*1 machines without any left out)" && echo "$out" | grep -q "^jobs         6 run"; then pass
 else fail "philly replay on its machine list"; echo "$out" | sed 's/^/  | /'; fi
+out=$("$FLEETSIM" replay -q --machines "$T/helios-vc_gpu_number.csv" "$T/helios-small.csv")
+if echo "$out" | grep -q "^cluster      3 nodes, 24 GPUs" && echo "$out" | grep -q "^jobs         24 run"; then pass
+else fail "helios replay on its VC table"; echo "$out" | sed 's/^/  | /'; fi
 expect_exit 2 "--machines with --nodes" "$FLEETSIM" replay --machines "$T/philly-machines.csv" --nodes 2 "$T/philly-small.json"
 expect_exit 2 "--machines not a machine list" "$FLEETSIM" replay --machines "$T/itp-small.csv" "$T/philly-small.json"
 expect_exit 2 "a machine list as a trace" "$FLEETSIM" replay --nodes 1 "$T/philly-machines.csv"

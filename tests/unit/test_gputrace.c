@@ -473,6 +473,12 @@ static void test_machines(void)
     CHECK_INT(machines_read_buffer("n.csv", openb, strlen(openb), &m, &d, &e), -1);
     CHECK(has_diag(&d, "n.csv:3:17: error: GPU count 'x' is not a whole number from 0 to 4096"));
     machines_release(&m);
+    /* a Helios VC table: the largest daily total, in 8-GPU nodes */
+    const char *vc = "date,vcA,vcB,total\n2020-04-01,8,16,24\n2020-04-02,16,24,40\n2020-04-03,8,8,16\n";
+    CHECK_INT(machines_read_buffer("v.csv", vc, strlen(vc), &m, &d, &e), 0);
+    CHECK_INT(m.n, 5);
+    CHECK_INT(m.total_gpus, 40);
+    machines_release(&m);
     diag_list_release(&d);
 }
 
@@ -528,13 +534,13 @@ static void test_gpu_detection(void)
     }
     /* an unknown CSV is refused with the formats named, not read as SWF */
     snprintf(path, sizeof path, "%s/e.csv", dir);
-    CHECK_INT(write_file(path, "date,vcA,total\n2020-04-01,8,8\n"), 0);
+    CHECK_INT(write_file(path, "time,machineId,gpu0_util\n2017-10-03 14:47:00 PDT,m1,NA\n"), 0);
     struct reader_case c;
     reader_case_begin(&c);
     c.rc = trace_read(path, TRACE_AUTO, SWF_REPLAY, &c.w, &c.d, &c.e);
     CHECK_INT(c.rc, -1);
     CHECK_INT(diag_count(&c.d, DIAG_ERROR), 1);
-    CHECK(strstr(c.e.msg, "unrecognised CSV header 'date,vcA,total'") != NULL);
+    CHECK(strstr(c.e.msg, "unrecognised CSV header 'time,machineId,gpu0_util'") != NULL);
     reader_case_release(&c);
     unlink(path);
     unlink(task);
