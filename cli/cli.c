@@ -124,16 +124,8 @@ int cli_open_policy(const char *spec, const char *params, double decide_timeout_
 
 int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt)
 {
-    if (!strcmp(text, "auto"))
-        *fmt = TRACE_AUTO;
-    else if (!strcmp(text, "swf"))
-        *fmt = TRACE_SWF;
-    else if (!strcmp(text, "jsonl"))
-        *fmt = TRACE_JSONL;
-    else if (!strcmp(text, "sacct"))
-        *fmt = TRACE_SACCT;
-    else
-        return cli_usage_error(cmd, "unknown format '%s' (auto, swf, jsonl, sacct)", text);
+    if (trace_format_parse(text, fmt) != 0)
+        return cli_usage_error(cmd, "unknown format '%s' (" TRACE_FORMAT_NAMES ")", text);
     return CLI_OK;
 }
 

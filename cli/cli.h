@@ -43,7 +43,8 @@ int cli_load_scenario(const char *path, struct scenario *s, int quiet);
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* "auto", "swf", "jsonl", "sacct" -> *fmt; a usage error (CLI_USAGE) otherwise. */
+/* "auto", "swf", "jsonl", "sacct", "philly", ... (TRACE_FORMAT_NAMES) -> *fmt;
+ * a usage error (CLI_USAGE) otherwise. */
 int cli_parse_format(const char *cmd, const char *text, enum trace_format *fmt);
 /* Reads a trace, printing its diagnostics. Returns CLI_OK, CLI_USAGE (bad
  * trace) or CLI_IO (cannot read). w is initialised here; release it always. */

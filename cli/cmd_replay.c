@@ -12,12 +12,14 @@
 #include "report/summary.h"
 #include "scenarios/build.h"
 #include "scenarios/scenario.h"
+#include "traces/machines.h"
 #include "traces/trace.h"
 
 static const char replay_usage[] =
     "usage: fleetsim replay [options] TRACE\n"
     "\n"
-    "Replays the jobs of TRACE (SWF, .swf.gz, or native .jsonl) on a cluster under\n"
+    "Replays the jobs of TRACE (SWF, sacct, native .jsonl, or a GPU trace: Philly,\n"
+    "Helios/Acme, PAI, openb, ITP; any of them gzipped) on a cluster under\n"
     "a scheduling policy and prints a summary: jobs run and skipped, makespan,\n"
     "utilization, mean/p50/p95/p99 wait, mean bounded slowdown (10 s bound) and\n"
     "the longest queue. Jobs are killed at their requested time.\n"
@@ -37,7 +39,12 @@ static const char replay_usage[] =
     "                        as runtimes on the reference hardware (H100 SXM)\n"
     "      --nodes N         cluster nodes (default: from the trace header)\n"
     "      --slots K         slots (GPUs, processors) per node (default: from the header)\n"
-    "      --format F        trace format: auto, swf, jsonl, sacct (default: auto)\n"
+    "      --machines FILE   the cluster from a machine or node list: one node per GPU\n"
+    "                        machine (openb node list, Philly machine list, PAI machine\n"
+    "                        spec, Helios cluster_gpu_number, Alea .machines). An\n"
+    "                        openb pod list finds its node list by itself\n"
+    "      --format F        trace format (default: auto): auto, swf, jsonl, sacct,\n"
+    "                        philly, helios, acme, pai, openb, itp\n"
     "      --jobs-csv FILE   write one row per job (start, end, wait, outcome)\n"
     "      --convention NAME what happens first at one instant: fleetsim (every event\n"
     "                        of the instant, then one pass; the default), pyss or cqsim\n"
@@ -65,6 +72,7 @@ struct replay_args {
     const char *policy_params;
     const char *jobs_csv;
     const char *protocol;
+    const char *machines;
     enum trace_format format;
     enum sim_convention convention;
     int convention_set;
@@ -76,7 +84,7 @@ struct replay_args {
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
     enum { OPT_NODES = 256, OPT_SLOTS, OPT_FORMAT, OPT_JOBS_CSV, OPT_JSON, OPT_PROTOCOL, OPT_COMPAT, OPT_SCENARIO,
-           OPT_POLICY_PARAMS, OPT_DECIDE_TIMEOUT, OPT_CONVENTION };
+           OPT_POLICY_PARAMS, OPT_DECIDE_TIMEOUT, OPT_CONVENTION, OPT_MACHINES };
     static const struct option options[] = {
         {"policy", required_argument, NULL, 'p'},    {"nodes", required_argument, NULL, OPT_NODES},
         {"slots", required_argument, NULL, OPT_SLOTS}, {"format", required_argument, NULL, OPT_FORMAT},
@@ -87,6 +95,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         {"policy-params", required_argument, NULL, OPT_POLICY_PARAMS},
         {"decide-timeout", required_argument, NULL, OPT_DECIDE_TIMEOUT},
         {"convention", required_argument, NULL, OPT_CONVENTION},
+        {"machines", required_argument, NULL, OPT_MACHINES},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -132,6 +141,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         case OPT_POLICY_PARAMS:
             a->policy_params = optarg;
             break;
+        case OPT_MACHINES:
+            a->machines = optarg;
+            break;
         case OPT_DECIDE_TIMEOUT:
             if (cli_parse_seconds("--decide-timeout", optarg, &a->decide_timeout_s) != 0)
                 return CLI_USAGE;
@@ -168,6 +180,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
         return cli_usage_error("replay", "--convention does not apply to --protocol rlscheduler (it has its own)");
     if (a->slots > 0 && a->nodes < 0)
         return cli_usage_error("replay", "--slots needs --nodes");
+    if (a->machines && (a->scenario || a->nodes > 0 || a->protocol))
+        return cli_usage_error("replay", "--machines sets the cluster: drop --scenario, --nodes, --slots and --protocol");
     return CLI_OK;
 }
 
@@ -190,6 +204,52 @@ static int resolve_shape(const struct replay_args *a, const struct workload *w, 
                     "use --nodes and --slots to set the machine",
                     a->trace, (long long)*nodes);
     return CLI_OK;
+}
+
+/* What a GPU trace without a machine list needs, by format. */
+static const char *gpu_cluster_hint(enum trace_format f)
+{
+    switch (f) {
+    case TRACE_PHILLY:
+        return "--machines with Philly's cluster_machine_list or revised_machine_list (the latter counts the GPUs "
+               "that reported), or --nodes and --slots";
+    case TRACE_OPENB:
+        return "--machines with the openb node list (openb_node_list_gpu_node.csv, found by itself beside "
+               "openb_pod_list_*.csv), or --nodes and --slots";
+    case TRACE_PAI:
+        return "--machines with pai_machine_spec.csv, or --nodes and --slots";
+    case TRACE_ITP:
+        return "--nodes and --slots: the ITP release gives no cluster sizes (ElasticFlow's simulator uses shapes "
+               "such as 16 nodes x 8 GPUs)";
+    default:
+        return "--machines with the cluster's cluster_gpu_number.csv (Helios: its largest daily total in 8-GPU "
+               "nodes), or --nodes and --slots (Helios and Acme nodes have 8 GPUs)";
+    }
+}
+
+/* The cluster from a machine list; *desc says where it came from. */
+static int cluster_from_machines(const char *path, int quiet, struct cluster *c, char *desc, size_t len)
+{
+    struct machine_list m;
+    struct diag_list diags;
+    struct err err;
+    machines_init(&m);
+    diag_list_init(&diags, 100);
+    err_clear(&err);
+    int rc = cli_finish_load(machines_read(path, &m, &diags, &err), &diags, &err, quiet);
+    if (rc == CLI_OK) {
+        if (machines_build_cluster(&m, c, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_USAGE;
+        } else {
+            char groups[200];
+            machines_describe(&m, groups, sizeof groups);
+            snprintf(desc, len, "%zu nodes, %lld %s (%.120s: %.150s; %zu machines without any left out)", m.n,
+                     (long long)m.total_gpus, m.cpu_slots ? "slots" : "GPUs", path, groups, m.cpu_only);
+        }
+    }
+    machines_release(&m);
+    return rc;
 }
 
 static void describe_cluster(const struct cluster *c, const char *scenario, char *buf, size_t len)
@@ -239,12 +299,24 @@ static void report_skipped(const struct replay_args *a, const struct workload *w
 static int replay_normal(const struct replay_args *a)
 {
     struct workload w;
-    int rc = cli_read_trace(a->trace, a->format, SWF_REPLAY, a->quiet, &w);
-    if (rc != CLI_OK) {
+    struct diag_list diags;
+    struct err rerr;
+    diag_list_init(&diags, 1000);
+    err_clear(&rerr);
+    workload_init(&w);
+    enum trace_format used = TRACE_AUTO;
+    int rc = trace_read_format(a->trace, a->format, SWF_REPLAY, &w, &diags, &rerr, &used);
+    if ((rc = cli_finish_load(rc, &diags, &rerr, a->quiet)) != CLI_OK) {
         workload_release(&w);
         return rc;
     }
     int64_t nodes, slots;
+    char machines_desc[400] = "";
+    char sibling[4096];
+    const char *machines = a->machines;
+    if (!machines && !a->scenario && a->nodes < 0 && used == TRACE_OPENB &&
+        machines_sibling(a->trace, sibling, sizeof sibling) == 0)
+        machines = sibling;
     struct cluster cluster = {0};
     struct policy_host plugin = {0};
     struct sim_result result = {0};
@@ -268,6 +340,16 @@ static int replay_normal(const struct replay_args *a)
         opt.models = &models;
         nodes = cluster.n_nodes;
         slots = cluster.max_node_slots;
+    } else if (machines) {
+        if ((rc = cluster_from_machines(machines, a->quiet, &cluster, machines_desc, sizeof machines_desc)) != CLI_OK)
+            goto done;
+        nodes = cluster.n_nodes;
+        slots = cluster.max_node_slots;
+    } else if (trace_format_is_gpu(used) && a->nodes < 0) {
+        cli_error("'%s' (%s) gives no machine size: give %s; or --scenario FILE", a->trace, trace_format_name(used),
+                  gpu_cluster_hint(used));
+        rc = CLI_USAGE;
+        goto done;
     } else {
         if ((rc = resolve_shape(a, &w, &nodes, &slots)) != CLI_OK)
             goto done;
@@ -302,8 +384,11 @@ static int replay_normal(const struct replay_args *a)
             rc = CLI_IO;
         }
     } else {
-        char desc[256];
-        describe_cluster(&cluster, a->scenario, desc, sizeof desc);
+        char desc[400];
+        if (machines_desc[0])
+            snprintf(desc, sizeof desc, "%s", machines_desc);
+        else
+            describe_cluster(&cluster, a->scenario, desc, sizeof desc);
         summary_write_text(stdout, &s, a->trace, a->policy, desc);
     }
 done:

@@ -30,6 +30,11 @@ struct job {
     int32_t status; /* trace's outcome code, -1 = unknown */
     long source_line; /* where the reader found it, for messages */
     int32_t job_class; /* enum job_class (models/node_types.h), -1 = the scenario's default */
+    /* The queue time the trace recorded (its start - submit), for `trace
+     * stats`; replay ignores it. Valid when wait_known is 1; a zeroed job
+     * has none. */
+    sim_time wait_us;
+    int32_t wait_known;
 };
 
 struct string_table {

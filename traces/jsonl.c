@@ -39,6 +39,7 @@ enum jsonl_use {
     JSONL_TEAM,
     JSONL_STATUS,
     JSONL_CLASS,
+    JSONL_START,
     JSONL_IGNORED,
     JSONL_VERSION,
     JSONL_MAX_NODES,
@@ -65,7 +66,7 @@ static const struct jsonl_key jsonl_job_keys[] = {
     {"team", JSONL_STRING, JSONL_TEAM, 0, 0, 0, 0},
     {"status", JSONL_INTEGER, JSONL_STATUS, 0, 0, -1, INT32_MAX},
     {"class", JSONL_STRING, JSONL_CLASS, 0, 0, 0, 0},
-    {"start_s", JSONL_NUMBER, JSONL_IGNORED, 0, 0, 0, JSONL_MAX_S},
+    {"start_s", JSONL_NUMBER, JSONL_START, 0, 0, 0, JSONL_MAX_S},
     {"end_s", JSONL_NUMBER, JSONL_IGNORED, 0, 0, 0, JSONL_MAX_S},
     {"exit", JSONL_INTEGER, JSONL_IGNORED, 0, 0, INT32_MIN, INT32_MAX},
     {"name", JSONL_STRING, JSONL_IGNORED, 0, 0, 0, 0},
@@ -349,6 +350,7 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
         return;
     struct job j = {.id = ln->line, .limit_us = -1, .user = -1, .team = -1, .status = -1, .job_class = -1,
                     .source_line = ln->line};
+    sim_time start_us = -1;
     for (size_t i = 0; i < JSONL_N_JOB_KEYS; i++) {
         const json_t *v = found[i];
         if (!v)
@@ -383,9 +385,16 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
             if (jsonl_class(r, ln, v, &j.job_class) != 0)
                 return;
             break;
+        case JSONL_START:
+            start_us = jsonl_us(v);
+            break;
         default:
             break;
         }
+    }
+    if (start_us >= j.submit_us) { /* the recorded queue time, for trace stats */
+        j.wait_us = start_us - j.submit_us;
+        j.wait_known = 1;
     }
     if (r->rep.no_memory)
         return;
@@ -547,6 +556,10 @@ static void jsonl_put_job(FILE *f, const struct workload *w, const struct job *j
         fprintf(f, ",\"status\":%" PRId32, j->status);
     if (j->job_class >= 0 && j->job_class < JOB_CLASS_COUNT)
         fprintf(f, ",\"class\":\"%s\"", job_class_name((enum job_class)j->job_class));
+    if (j->wait_known) {
+        units_format_seconds(s, sizeof s, j->submit_us + j->wait_us);
+        fprintf(f, ",\"start_s\":%s", s);
+    }
     fputs("}\n", f);
 }
 
