@@ -166,7 +166,7 @@ unit: $(UNIT)
 
 test: deps
 	@$(MAKE) --no-print-directory $(FLEETSIM) $(UNIT) $(AGENT) $(AGENT_UNIT) $(REPORT_FIXTURE) $(CONTRACT) $(PLUGINS)
-	@BUILD=$(BUILD) sh tests/run.sh
+	@BUILD=$(BUILD) SAN="$(SAN)" sh tests/run.sh
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \

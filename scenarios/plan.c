@@ -665,7 +665,8 @@ static int take_plan(struct plan_result *out, const struct policy_plan *pp, cons
     out->orders = malloc((pp->n_orders + 1) * sizeof *out->orders);
     if (!out->orders)
         return -1;
-    memcpy(out->orders, pp->orders, pp->n_orders * sizeof *out->orders);
+    if (pp->n_orders) /* a plan without orders may have no array at all */
+        memcpy(out->orders, pp->orders, pp->n_orders * sizeof *out->orders);
     out->n_orders = plan_merge_orders(out->orders, pp->n_orders);
     out->price_usd = out->running_usd = 0;
     for (size_t i = 0; i < out->n_orders; i++) {

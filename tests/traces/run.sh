@@ -117,7 +117,8 @@ else skip "openb pod and node lists not in $SHARED_TRACES"; fi
 # hold on their seeds (`make fuzz` runs them under libFuzzer with clang)
 libs="$(pkg-config --libs gsl yaml-0.1 jansson zlib 2>/dev/null) -lm -ldl"
 for t in philly helios openb itp pai machines; do
-  if ${CC:-cc} -std=c11 -I. -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -o "$TMP/fuzz_$t" "tests/fuzz/fuzz_$t.c" \
+  # $SAN: the sanitizer flags the libraries were built with (make asan)
+  if ${CC:-cc} $SAN -std=c11 -I. -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -o "$TMP/fuzz_$t" "tests/fuzz/fuzz_$t.c" \
        tests/fuzz/standalone.c "$BUILD/libfleetcore.a" "$BUILD/libfleetpolicies.a" $libs 2>"$TMP/err" \
      && "$TMP/fuzz_$t" tests/fuzz/seeds/fuzz_$t/*; then pass
   else fail "fuzz_$t does not build or fails on its seeds"; sed 's/^/  | /' "$TMP/err" | head -5; fi
