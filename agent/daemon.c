@@ -24,6 +24,7 @@
 
 #include "agent/api.h"
 #include "agent/buf.h"
+#include "agent/cgroup.h"
 #include "agent/executor.h"
 #include "agent/http.h"
 #include "agent/inventory.h"
@@ -61,6 +62,7 @@ struct daemon {
     struct scheduler sched;
     struct metrics m;
     struct record rec;
+    struct cgroup_host cg;
 
     struct agent_job **queued; /* arrival order: (submit_us, id) */
     uint32_t n_queued, cap_queued;
@@ -281,6 +283,23 @@ static void settle(struct daemon *d, struct agent_job *j)
     job_dir(d, j, dir, sizeof dir);
     struct executor_status es;
     int have = executor_read_status(dir, &es);
+    if (d->cg.usable) {
+        /* the supervisor removes the cgroup; if it died, nothing of the job may go on */
+        char cgp[CGROUP_PATH_MAX + 32];
+        cgroup_job_path(&d->cg, j->id, cgp, sizeof cgp);
+        int left = cgroup_count(cgp);
+        if (left > 0)
+            log_write(LOGL_WARN, "killing what is left of a job", "job=%lld processes=%d", (long long)j->id, left);
+        if (cgroup_remove(cgp) != 0)
+            log_write(LOGL_ERROR, "cannot remove a job's cgroup", "job=%lld cgroup=%s", (long long)j->id, cgp);
+    }
+    if (have == 1) {
+        j->cpu_us = es.cpu_us;
+        j->mem_peak_bytes = es.mem_peak_bytes;
+        if (es.survivors > 0)
+            log_write(LOGL_ERROR, "processes of a job survived cgroup.kill", "job=%lld processes=%d",
+                      (long long)j->id, es.survivors);
+    }
     int64_t now = now_us();
     int back_to_queue = 0;
     char q[JOB_REASON_MAX + 8];
@@ -486,6 +505,9 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     }
     for (uint32_t k = 0; k < res.n_preempts; k++)
         preempt_job(d, res.preempts[k], now);
+    if (res.spanning)
+        log_write(LOGL_INFO, "starts spread over nodes not carried out: a job runs on one node", "count=%u total=%llu",
+                  res.spanning, (unsigned long long)d->sched.spanning_refused);
     /* res.resumed: the deferred starts of a preempting pass go out now; as
      * in the simulator, the policy is asked again at the next event */
     log_write(LOGL_DEBUG, "pass", "at_us=%lld visible=%u running=%u starts=%u reserved=%u left_out=%u",
@@ -503,6 +525,18 @@ static void run_pass(struct daemon *d, int64_t pass_now)
         job_dir(d, j, dir, sizeof dir);
         executor_cleanup(dir); /* leftovers of an attempt that never ran */
         char *env = NULL;
+        char cgp[CGROUP_PATH_MAX + 32] = "";
+        struct err cerr;
+        err_clear(&cerr);
+        if (d->cg.usable) {
+            cgroup_job_path(&d->cg, j->id, cgp, sizeof cgp);
+            if (cgroup_job_create(cgp, &cerr) != 0) {
+                log_err("cannot create a job's cgroup", &cerr);
+                j->attempts--;
+                d->m.start_failures++;
+                continue;
+            }
+        }
         if (mkdir(dir, 0700) != 0 || !(env = job_env(d, j, res.starts[k].gpus))) {
             log_write(LOGL_ERROR, "cannot prepare a job's directory", "job=%lld dir=%s errno=%d", (long long)j->id,
                       dir, errno);
@@ -513,7 +547,7 @@ static void run_pass(struct daemon *d, int64_t pass_now)
         }
         char ob[CONFIG_PATH_MAX + 64], eb[CONFIG_PATH_MAX + 64];
         struct executor_spec spec = {dir, j->argv_json, env, j->cwd, out_path(j, ob, sizeof ob),
-                                     err_path(j, eb, sizeof eb), j->uid, j->gid, j->user, d->is_root};
+                                     err_path(j, eb, sizeof eb), j->uid, j->gid, j->user, d->is_root, cgp};
         struct err serr;
         err_clear(&serr);
         if (executor_spawn(&spec, &ps[n].pid, &ps[n].start, &ps[n].go_fd, &serr) != 0) {
@@ -812,6 +846,16 @@ static json_t *job_json(const struct daemon *d, const struct agent_job *j, char 
     json_object_set_new(o, "class", json_string(job_class_name((enum job_class)j->job_class)));
     if (j->preemptions)
         json_object_set_new(o, "preemptions", json_integer(j->preemptions));
+    int64_t cpu_us = j->cpu_us, mem = j->mem_peak_bytes;
+    if (j->state == JOB_RUNNING && d->cg.usable) {
+        char cgp[CGROUP_PATH_MAX + 32];
+        cgroup_job_path(&d->cg, j->id, cgp, sizeof cgp);
+        cgroup_read_stats(cgp, &cpu_us, &mem);
+    }
+    if (cpu_us >= 0)
+        json_object_set_new(o, "cpu_s", json_real((double)cpu_us / 1e6));
+    if (mem >= 0)
+        json_object_set_new(o, "mem_peak_bytes", json_integer(mem));
     if (j->preempting && j->state == JOB_RUNNING)
         json_object_set_new(o, "preempting", json_true());
     if (j->cancel_requested && j->state == JOB_RUNNING)
@@ -863,6 +907,19 @@ static int64_t total_gpus(const struct daemon *d)
     return d->inv.n_gpus;
 }
 
+/* GPUs of the largest node (and its name): a local job runs on one node */
+static int64_t largest_node(const struct daemon *d, const char **name)
+{
+    int64_t best = 0;
+    *name = "";
+    for (uint32_t i = 0; i < d->inv.n_nodes; i++)
+        if (d->inv.nodes[i].n_gpus > best) {
+            best = d->inv.nodes[i].n_gpus;
+            *name = d->inv.nodes[i].name;
+        }
+    return best;
+}
+
 static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job)
 {
     char msg[512];
@@ -883,6 +940,15 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     if (gpus > total_gpus(d)) {
         snprintf(msg, sizeof msg, "job asks for %lld GPUs; this agent has %lld", (long long)gpus,
                  (long long)total_gpus(d));
+        return api_error_line("bad_request", msg);
+    }
+    const char *big_name;
+    int64_t big = largest_node(d, &big_name);
+    if (gpus > big) {
+        snprintf(msg, sizeof msg,
+                 "job asks for %lld GPUs; the largest node here ('%.64s') has %lld: a job of this agent runs on one "
+                 "node (multi-node jobs need a Slurm backend)",
+                 (long long)gpus, big_name, (long long)big);
         return api_error_line("bad_request", msg);
     }
     int64_t limit_us = d->cfg->default_time_us;
@@ -1670,8 +1736,20 @@ static void sweep_job_dirs(struct daemon *d)
 static int lock_state_dir(struct daemon *d, struct err *err)
 {
     char path[CONFIG_PATH_MAX + 32];
-    if (mkdir(d->cfg->state_dir, 0755) != 0 && errno != EEXIST)
+    if (mkdir(d->cfg->state_dir, 0700) != 0 && errno != EEXIST)
         return err_set(err, NULL, 0, 0, "cannot create state_dir '%s': %s", d->cfg->state_dir, strerror(errno));
+    /* the store keeps every job's argv and environment: owner-only, also
+     * for a folder an older agent (or StateDirectoryMode=0755) created */
+    struct stat sb;
+    if (stat(d->cfg->state_dir, &sb) != 0)
+        return err_set(err, NULL, 0, 0, "cannot read state_dir '%s': %s", d->cfg->state_dir, strerror(errno));
+    if ((sb.st_mode & 077) != 0 && sb.st_uid == geteuid()) {
+        if (chmod(d->cfg->state_dir, 0700) != 0)
+            return err_set(err, NULL, 0, 0, "cannot make state_dir '%s' private (chmod 700): %s", d->cfg->state_dir,
+                           strerror(errno));
+        log_write(LOGL_WARN, "state_dir was readable by others; made it owner-only", "state_dir=%s old_mode=%03o",
+                  d->cfg->state_dir, (unsigned)(sb.st_mode & 0777));
+    }
     snprintf(path, sizeof path, "%s/agent.lock", d->cfg->state_dir);
     d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (d->lock_fd < 0)
@@ -1705,6 +1783,35 @@ static int load_inventory(struct daemon *d, struct err *err)
     return 0;
 }
 
+/* A name for this agent's cgroup folder when it is not delegated one:
+ * stable for a state folder (jobs survive restarts), distinct between agents. */
+static void cgroup_tag(const char *state_dir, char *out, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = state_dir; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(out, len, "%016llx", (unsigned long long)h);
+}
+
+static int setup_cgroup(struct daemon *d, struct err *err)
+{
+    char tag[32], real[CONFIG_PATH_MAX];
+    cgroup_tag(realpath(d->cfg->state_dir, real) ? real : d->cfg->state_dir, tag, sizeof tag);
+    cgroup_host_init(&d->cg, tag, NULL, NULL);
+    if (d->cg.usable) {
+        log_write(LOGL_INFO, "jobs run in cgroups", "cgroup2=%s base=%s", d->cg.mount, d->cg.base);
+        return 0;
+    }
+    if (d->cfg->require_cgroup)
+        return err_set(err, NULL, 0, 0,
+                       "no usable cgroup v2 for jobs: %s; run the agent as root under systemd with Delegate=yes "
+                       "(see fleetsim-agent(8)), or set 'require_cgroup = no' to run jobs uncontained",
+                       d->cg.why);
+    log_write(LOGL_WARN, "jobs run without cgroups (require_cgroup = no): a process a job detaches can outlive it",
+              "why=\"%s\"", d->cg.why);
+    return 0;
+}
+
 static int setup(struct daemon *d, struct err *err)
 {
     d->own_uid = getuid();
@@ -1714,6 +1821,8 @@ static int setup(struct daemon *d, struct err *err)
     d->hostname[sizeof d->hostname - 1] = '\0';
     d->start_time_s = (double)now_us() / 1e6;
     if (lock_state_dir(d, err) != 0 || load_inventory(d, err) != 0)
+        return -1;
+    if (setup_cgroup(d, err) != 0)
         return -1;
     d->gpu_job = calloc(d->inv.n_gpus ? d->inv.n_gpus : 1, sizeof *d->gpu_job);
     if (!d->gpu_job)

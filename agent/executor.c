@@ -1,6 +1,7 @@
 /* _GNU_SOURCE: pipe2, syscall(SYS_pidfd_open), initgroups/setgroups. */
 #define _GNU_SOURCE
 #include "agent/executor.h"
+#include "agent/cgroup.h"
 #include "sim/buffers.h"
 
 #include <dirent.h>
@@ -96,6 +97,7 @@ int executor_spawn(const struct executor_spec *spec, pid_t *pid, int64_t *start,
     json_object_set_new(o, "gid", json_integer(spec->gid));
     json_object_set_new(o, "user", json_string(spec->user));
     json_object_set_new(o, "switch_user", json_boolean(spec->switch_user));
+    json_object_set_new(o, "cgroup", json_string(spec->cgroup ? spec->cgroup : ""));
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!text)
@@ -191,6 +193,9 @@ int executor_read_status(const char *dir, struct executor_status *st)
     st->exit_code = json_is_integer(v = json_object_get(o, "exit")) ? (int)json_integer_value(v) : -1;
     st->term_signal = json_is_integer(v = json_object_get(o, "signal")) ? (int)json_integer_value(v) : 0;
     st->end_us = json_is_integer(v = json_object_get(o, "end_us")) ? json_integer_value(v) : now_us();
+    st->cpu_us = json_is_integer(v = json_object_get(o, "cpu_us")) ? json_integer_value(v) : -1;
+    st->mem_peak_bytes = json_is_integer(v = json_object_get(o, "mem_peak_bytes")) ? json_integer_value(v) : -1;
+    st->survivors = json_is_integer(v = json_object_get(o, "survivors")) ? (int)json_integer_value(v) : 0;
     if (json_is_string(v = json_object_get(o, "error")))
         snprintf(st->error, sizeof st->error, "%s", json_string_value(v));
     json_decref(o);
@@ -260,9 +265,20 @@ static char *read_line_fd(int fd)
     return NULL;
 }
 
-static void write_status(const char *dir, int exit_code, int sig, const char *error)
+struct cg_figures {
+    int64_t cpu_us, mem_peak_bytes;
+    int survivors;
+};
+
+static void write_status(const char *dir, int exit_code, int sig, const char *error, const struct cg_figures *cf)
 {
     json_t *o = json_object();
+    if (cf && cf->cpu_us >= 0)
+        json_object_set_new(o, "cpu_us", json_integer(cf->cpu_us));
+    if (cf && cf->mem_peak_bytes >= 0)
+        json_object_set_new(o, "mem_peak_bytes", json_integer(cf->mem_peak_bytes));
+    if (cf && cf->survivors > 0)
+        json_object_set_new(o, "survivors", json_integer(cf->survivors));
     if (exit_code >= 0)
         json_object_set_new(o, "exit", json_integer(exit_code));
     json_object_set_new(o, "signal", json_integer(sig));
@@ -301,12 +317,16 @@ static void child_fail(int report, const char *step)
 
 static int open_output(const char *path)
 {
-    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0644);
+    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0600); /* a job's output may echo its secrets */
 }
 
 static void run_child(json_t *spec, char **argv, char **envp, int report)
 {
     setpgid(0, 0);
+    /* into the job's cgroup while still root: everything it forks stays there */
+    const char *cg = json_string_value(json_object_get(spec, "cgroup"));
+    if (cg && *cg && cgroup_join(cg) != 0)
+        child_fail(report, "joining the job's cgroup");
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             signal(sig, SIG_DFL);
@@ -412,7 +432,7 @@ int executor_supervise_main(void)
     join(marker, sizeof marker, dir, "started");
     int mfd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (mfd < 0) {
-        write_status(dir, -1, 0, "cannot create the start marker");
+        write_status(dir, -1, 0, "cannot create the start marker", NULL);
         json_decref(spec);
         return 2;
     }
@@ -421,7 +441,7 @@ int executor_supervise_main(void)
     size_t na = json_array_size(jargv), ne = json_array_size(jenv);
     char **argv = calloc(na + 1, sizeof *argv), **envp = calloc(ne + 1, sizeof *envp);
     if (!argv || !envp) {
-        write_status(dir, -1, 0, "out of memory");
+        write_status(dir, -1, 0, "out of memory", NULL);
         return 2;
     }
     for (size_t i = 0; i < na; i++)
@@ -431,12 +451,12 @@ int executor_supervise_main(void)
 
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
-        write_status(dir, -1, 0, "cannot create a pipe");
+        write_status(dir, -1, 0, "cannot create a pipe", NULL);
         return 2;
     }
     pid_t child = fork();
     if (child < 0) {
-        write_status(dir, -1, 0, "cannot fork the job");
+        write_status(dir, -1, 0, "cannot fork the job", NULL);
         return 2;
     }
     if (child == 0) {
@@ -457,6 +477,9 @@ int executor_supervise_main(void)
     error[el] = '\0';
     close(report[0]);
 
+    const char *cg = json_string_value(json_object_get(spec, "cgroup"));
+    if (cg && !*cg)
+        cg = NULL;
     int status = 0;
     for (;;) {
         siginfo_t info;
@@ -465,8 +488,12 @@ int executor_supervise_main(void)
             continue;
         if (sig == SIGUSR1) {
             kill(-child, SIGKILL);
+            if (cg)
+                cgroup_kill(cg, 0);
         } else if (sig != SIGCHLD) {
             kill(-child, SIGTERM);
+            if (cg)
+                cgroup_signal(cg, SIGTERM); /* the ones that left the group (setsid) too */
         } else {
             /* peek first: while the leader is an unreaped zombie its pid,
              * and so the group id, cannot be reused by anyone else */
@@ -482,7 +509,16 @@ int executor_supervise_main(void)
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     int termsig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    write_status(dir, el ? -1 : code, termsig, error);
+    struct cg_figures cf = {-1, -1, 0};
+    if (cg) {
+        /* nothing of the job outlives it: setsid'd and double-forked
+         * processes are still in its cgroup */
+        cf.survivors = cgroup_kill(cg, 10000000);
+        cgroup_read_stats(cg, &cf.cpu_us, &cf.mem_peak_bytes);
+        if (cf.survivors == 0)
+            cgroup_remove(cg);
+    }
+    write_status(dir, el ? -1 : code, termsig, error, &cf);
     free(argv);
     free(envp);
     json_decref(spec);

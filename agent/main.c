@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,6 +176,9 @@ static int cmd_run(int argc, char **argv)
         return AGENT_USAGE;
     }
     log_set_level(cfg.log_level);
+    /* everything the agent writes (store, trace, job folders) holds other
+     * users' command lines and environments: owner-only from the start */
+    umask(077);
     struct err err;
     err_clear(&err);
     rc = daemon_run(&cfg, &err);

@@ -73,6 +73,10 @@ cat >"$TMP/inv.json" <<'EOF'
   {"name": "gpu02", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559,
    "nvlink_domains": [[0, 1, 2, 3], [4, 5, 6, 7]]}]}
 EOF
+cat >"$TMP/inv1.json" <<'EOF'
+{"fleetsim_inventory": 1,
+ "nodes": [{"name": "solo", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559}]}
+EOF
 # prints the GPUs it was given into DIR/cvd-JOBID.out, then sleeps
 cat >"$TMP/cvd.sh" <<'EOF'
 #!/bin/sh
@@ -95,6 +99,8 @@ write_config() {
     echo "inventory = $TMP/inv.json"
     echo "kill_grace = 1s"
     echo "log_level = info"
+    # as a user the agent cannot create cgroups: jobs run uncontained
+    [ "$(id -u)" = 0 ] || echo "require_cgroup = no"
     for l in "$@"; do echo "$l"; done
   } >"$TMP/$_cn.conf"
 }
@@ -178,24 +184,47 @@ if grep -q "gpu02: 8 GPUs" "$TMP/out" && grep -q "GPU-fa4e0000-0000-4000-8000-00
 else fail "fake inventory listing: $(head -5 "$TMP/out")"; fi
 
 # ---- policy order: EASY backfilling starts the small jobs before the big one ----
-write_config main "policy = fcfs+easy"
-start_agent main || { finish agent; exit 1; }
-A=$(ag main submit --gpus 16 --time 10s -- sleep 1.5)
-wait_state main "$A" running 5 || fail "job $A did not start"
-B=$(ag main submit --gpus 8 --time 5s -- sleep 1)
-C=$(ag main submit --gpus 16 --time 5s -- sleep 0.3)
-D=$(ag main submit --gpus 4 --time 2s -- sleep 0.3)
-E=$(ag main submit --gpus 1 --time 2s -- sleep 0.3)
-wait_state main "$B" running 5 || fail "job $B did not start"
-r=$(job_field main "$C" reserved_us) # EASY's reservation for the first job that does not fit
+# (one 8-GPU node: a job runs on one node)
+write_config order "policy = fcfs+easy"
+sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/order.conf"
+start_agent order || { finish agent; exit 1; }
+A=$(ag order submit --gpus 8 --time 10s -- sleep 1.5)
+wait_state order "$A" running 5 || fail "job $A did not start"
+B=$(ag order submit --gpus 4 --time 5s -- sleep 1)
+C=$(ag order submit --gpus 8 --time 5s -- sleep 0.3)
+D=$(ag order submit --gpus 2 --time 2s -- sleep 0.3)
+E=$(ag order submit --gpus 1 --time 2s -- sleep 0.3)
+wait_state order "$B" running 5 || fail "job $B did not start"
+r=$(job_field order "$C" reserved_us) # EASY's reservation for the first job that does not fit
 [ -n "$r" ] && pass || fail "the policy's reservation for job $C is not kept in the queue"
-wait_idle main 20 || fail "order jobs did not finish"
-order=$($CHECK trace-order "$TMP/main.state/trace.jsonl")
+wait_idle order 20 || fail "order jobs did not finish"
+order=$($CHECK trace-order "$TMP/order.state/trace.jsonl")
 if [ "$order" = "$A $B $D $E $C" ]; then pass; else fail "fcfs+easy start order: $order, want $A $B $D $E $C"; fi
-"$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/main.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
+"$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/order.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
   fail "replay of the order trace: $(cat "$TMP/err")"
 if [ "$($CHECK csv-order "$TMP/order.csv")" = "$order" ]; then pass
 else fail "replayed order $($CHECK csv-order "$TMP/order.csv"), agent's $order"; fi
+stop_agent order
+
+# ---- local mode: a job runs on one node ----
+write_config main "policy = fcfs+easy"
+start_agent main || { finish agent; exit 1; }
+expect_exit 2 "a job larger than the largest node is refused" ag main submit --gpus 12 -- true
+grep -q "job asks for 12 GPUs; the largest node here ('gpu01') has 8: a job of this agent runs on one node (multi-node jobs need a Slurm backend)" "$TMP/err" &&
+  pass || fail "refusal of a 12-GPU job: $(cat "$TMP/err")"
+# 6 GPUs busy on each node: 2 + 2 are free, but a 4-GPU job must wait for a node
+S1=$(ag main submit --gpus 6 --time 30s -- sleep 2)
+S2=$(ag main submit --gpus 6 --time 30s -- sleep 2)
+wait_state main "$S1" running 5 && wait_state main "$S2" running 5 || fail "the 6-GPU jobs did not start"
+S3=$(ag main submit --gpus 4 --time 30s -- true)
+sleep 0.5
+expect_field main "$S3" state queued "a 4-GPU job does not start on 2 + 2 GPUs of two nodes"
+wait_state main "$S3" completed 15 && pass || fail "the 4-GPU job did not run once a node was free"
+ag main show --json "$S3" >"$TMP/s3.json"
+[ "$(python3 -c 'import json,sys; print(len({p.split(":")[0] for p in json.load(open(sys.argv[1]))["placement"]}))' "$TMP/s3.json")" = 1 ] &&
+  pass || fail "the 4-GPU job spans nodes: $(cat "$TMP/s3.json")"
+grep -q "starts spread over nodes not carried out" "$TMP/main.log" && pass ||
+  fail "the policy's start over two nodes was not refused (or not logged)"
 
 # ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
 mkdir -p "$TMP/cvd" "$TMP/show"
@@ -274,6 +303,73 @@ else
   expect_exit 0 "an admin resumes a GPU" ag main resume gpu02:3
   wait_state main "$W" completed 5 && pass || fail "job $W did not run after resume"
   expect_field main "$N1" state cancelled "cancelled by an admin"
+  # secrets: another uid reads root's job environment and arguments by no path
+  SEC=$(cd "$TMP/work" && HF_TOKEN=hf_ENVSECRET_4711 "$AGENT" submit --socket "$TMP/run/main.sock" --time 30s -- \
+    sh -c 'sleep 30' x --token=ARGSECRET_0815)
+  wait_state main "$SEC" running 5 || fail "the secret-holding job did not start"
+  sqlite3 "$TMP/main.state/state.db" "select env from jobs where id = $SEC" 2>/dev/null | grep -q hf_ENVSECRET_4711 &&
+    pass || fail "the store does not hold the job's environment (the test would prove nothing)"
+  : >"$TMP/leak"
+  $NOBODY "$AGENT" show --socket "$TMP/run/main.sock" --json "$SEC" >>"$TMP/leak" 2>&1
+  $NOBODY "$AGENT" queue --socket "$TMP/run/main.sock" --json >>"$TMP/leak" 2>&1
+  $NOBODY "$AGENT" history --socket "$TMP/run/main.sock" --json >>"$TMP/leak" 2>&1
+  for f in state.db state.db-wal state.db-shm trace.jsonl jobs; do
+    $NOBODY cat "$TMP/main.state/$f" >>"$TMP/leak" 2>/dev/null && fail "uid 65534 reads $f"
+    $NOBODY ls "$TMP/main.state/$f" >/dev/null 2>&1 && fail "uid 65534 lists $f"
+  done
+  $NOBODY sqlite3 -readonly "$TMP/main.state/state.db" "select env, argv from jobs" >>"$TMP/leak" 2>&1 &&
+    fail "uid 65534 opens the store with sqlite3"
+  if grep -q "ENVSECRET\|ARGSECRET" "$TMP/leak"; then fail "uid 65534 read root's secrets: $(grep SECRET "$TMP/leak" | head -3)"; else pass; fi
+  grep -q "ENVSECRET\|ARGSECRET" "$TMP/main.log" && fail "the agent's log holds a job's secrets" || pass
+  ag main show --json "$SEC" | grep -q ARGSECRET_0815 && pass || fail "the owner does not see its own arguments"
+  modes=$(cd "$TMP/main.state" && stat -c '%n=%a' . jobs state.db state.db-wal state.db-shm trace.jsonl agent.lock | tr '\n' ' ')
+  [ "$modes" = ".=700 jobs=700 state.db=600 state.db-wal=600 state.db-shm=600 trace.jsonl=600 agent.lock=600 " ] &&
+    pass || fail "state file modes: $modes"
+  ag main cancel "$SEC" >/dev/null
+  wait_state main "$SEC" cancelled 10 || fail "the secret-holding job was not cancelled"
+  [ "$(stat -c %a "$TMP/work/fleetsim-$SEC.out")" = 600 ] && pass || fail "job output mode: $(stat -c %a "$TMP/work/fleetsim-$SEC.out")"
+  # a state folder an older agent left open is made private at start
+  mkdir -p "$TMP/old.state" && chmod 755 "$TMP/old.state"
+  write_config old
+  start_agent old && stop_agent old
+  [ "$(stat -c %a "$TMP/old.state")" = 700 ] && pass || fail "an open state folder stays $(stat -c %a "$TMP/old.state")"
+  # without a usable cgroup v2 the agent refuses to start unless told
+  mkdir -p "$TMP/pub/nocg"
+  write_config nocg
+  sed -i -e "s#^socket = .*#socket = $TMP/pub/nocg/a.sock#" -e "s#^state_dir = .*#state_dir = $TMP/pub/nocg/state#" \
+    -e '/^require_cgroup/d' "$TMP/nocg.conf"
+  chmod 777 "$TMP/pub/nocg"
+  expect_exit 3 "an agent that cannot create cgroups refuses to start" $NOBODY "$AGENT" run --config "$TMP/nocg.conf"
+  grep -q "no usable cgroup v2 for jobs: .*or set 'require_cgroup = no' to run jobs uncontained" "$TMP/err" && pass ||
+    fail "no-cgroup refusal: $(cat "$TMP/err")"
+fi
+
+# ---- containment: every job in its own cgroup; nothing of it survives its end ----
+if [ "$(id -u)" != 0 ]; then
+  skip "cgroup tests need root (the agent creates cgroups)"
+elif ! grep -q "jobs run in cgroups" "$TMP/main.log"; then
+  fail "the agent runs as root but found no usable cgroup v2: $(grep -i cgroup "$TMP/main.log" | head -2)"
+else
+  # distinct sleep lengths: other test runs on this host must not be counted
+  t1=3011.$$ t2=3012.$$ t3=3013.$$
+  G1=$(ag main submit --time 30s -- bash -c "setsid sleep $t1 & sleep 4")
+  G2=$(ag main submit --time 30s -- sh -c "(sh -c 'sleep $t2 &' &); sleep 4")
+  G3=$(ag main submit --time 4s -- sh -c "setsid sleep $t3 & sleep 30")
+  # the escapes exist while the jobs run (counted as 'sleep ...' processes, not their shells)
+  _w=0; n=0
+  while [ $_w -lt 30 ]; do n=$(pgrep -fc "^sleep 301[123][.]$$\$"); [ "$n" = 3 ] && break; sleep 0.1; _w=$((_w + 1)); done
+  [ "$n" = 3 ] && pass || fail "the escapes did not start: $n processes, want 3: $(pgrep -fa "sleep 301")"
+  wait_state main "$G1" completed 10 && pass || fail "setsid job: $(job_field main "$G1" state)"
+  wait_state main "$G2" completed 10 && pass || fail "double-fork job: $(job_field main "$G2" state)"
+  wait_state main "$G3" timeout 10 && pass || fail "limit job: $(job_field main "$G3" state)"
+  n=$(pgrep -fc "^sleep 301[123][.]$$\$")
+  [ "$n" = 0 ] && pass || fail "$n processes of ended jobs survive: $(pgrep -fa "sleep 301[123][.]$$")"
+  echo "containment: 3 escapes started (setsid, double fork, setsid at the limit); after the jobs ended $n survive"
+  pgrep -f "sleep 301[123][.]$$" | xargs -r kill -KILL 2>/dev/null
+  base=$(sed -n 's/.*msg="jobs run in cgroups".* base=\([^ ]*\).*/\1/p' "$TMP/main.log" | tail -1)
+  [ -n "$base" ] && [ -d "$base" ] && [ ! -e "$base/job-$G1" ] && [ ! -e "$base/job-$G3" ] && pass ||
+    fail "the jobs' cgroups were not removed (base '$base')"
+  job_field main "$G1" cpu_s | grep -Eq '^[0-9.e-]+$' && pass || fail "no CPU time from the cgroup: $(job_field main "$G1" cpu_s)"
 fi
 stop_agent main
 
@@ -424,10 +520,6 @@ fi
 # 5 s) arrives: each preemptive policy stops the long job (SIGTERM), starts the
 # short one, then restarts the long one with FLEETSIM_ATTEMPT=2; the recorded
 # trace replayed by fleetsim starts them in the same order.
-cat >"$TMP/inv1.json" <<'EOF'
-{"fleetsim_inventory": 1,
- "nodes": [{"name": "solo", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559}]}
-EOF
 # appends its attempt number to FILE, then sleeps
 cat >"$TMP/attempt.sh" <<'EOF'
 #!/bin/sh
@@ -519,13 +611,15 @@ done
 for policy in fcfs+easy sjf+conservative tiresias fcfs+easy+gavel; do
   name=loop$(echo "$policy" | tr -cd 'a-z')
   write_config "$name" "policy = $policy"
+  # one node: the simulator may spread a job over nodes, the agent runs it on one
+  sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/$name.conf"
   start_agent "$name" || continue
-  # 24 jobs in a burst: sizes 1..16 GPUs, distinct run times 0.3-2.3 s, limits above them
+  # 24 jobs in a burst: sizes 1..8 GPUs (one node), distinct run times 0.3-2.3 s, limits above them
   awk 'BEGIN { srand(6); for (k = 1; k <= 24; k++) {
-         g = int(2 ^ int(rand() * 5)); r = 0.3 + ((k * 7) % 24) * 0.085;
+         g = int(2 ^ int(rand() * 4)); r = 0.3 + ((k * 7) % 24) * 0.085;
          printf "%d %.3f %ds\n", g, r, int(r * (1 + rand())) + 1 } }' >"$TMP/$name.jobs"
   while read -r g r l; do ag "$name" submit --gpus "$g" --time "$l" -- sleep "$r" >/dev/null; done <"$TMP/$name.jobs"
-  wait_idle "$name" 40 || fail "$policy closed-loop jobs did not finish"
+  wait_idle "$name" 60 || fail "$policy closed-loop jobs did not finish"
   stop_agent "$name"
   agent_order=$($CHECK trace-order "$TMP/$name.state/trace.jsonl")
   "$FLEETSIM" replay --quiet --policy "$policy" --jobs-csv "$TMP/$name.csv" "$TMP/$name.state/trace.jsonl" \
