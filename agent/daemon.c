@@ -980,9 +980,33 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
         snprintf(msg, sizeof msg, "name '%.128s' may hold only letters, digits, '.', '_', '-' (at most 127)", name);
         return api_error_line("bad_request", msg);
     }
+    const char *key = json_string_value(json_object_get(job, "key"));
+    if (key) {
+        for (const char *p = key; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                  *p == '_' || *p == '.' || *p == ':')) {
+                snprintf(msg, sizeof msg, "key '%.64s' may hold only letters, digits, '.', '_', ':', '-'", key);
+                return api_error_line("bad_request", msg);
+            }
+        /* a repeated submission (a retry after a lost reply) gets the first job's id */
+        int64_t first = 0;
+        struct err kerr;
+        err_clear(&kerr);
+        int have = store_find_key(d->st, c->uid, key, &first, &kerr);
+        if (have < 0) {
+            log_err("cannot look up an idempotency key", &kerr);
+            return api_error_line("internal", "the agent could not read its state store; try again");
+        }
+        if (have) {
+            log_write(LOGL_INFO, "repeated submission", "job=%lld uid=%u", (long long)first, c->uid);
+            return ok_line(json_pack("{s:I, s:b}", "id", (json_int_t)first, "repeated", 1));
+        }
+    }
     struct agent_job *j = job_new();
     if (!j)
         return api_error_line("internal", "out of memory");
+    if (key)
+        snprintf(j->idem_key, sizeof j->idem_key, "%s", key);
     j->uid = c->uid;
     j->gid = c->gid;
     user_name(c->uid, j->user, sizeof j->user);
@@ -1001,16 +1025,16 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     for (size_t i = 0; given && i < json_array_size(given); i++) {
         const char *kv = json_string_value(json_array_get(given, i));
         const char *eq = strchr(kv, '=');
-        char key[256];
+        char name_buf[256];
         size_t kl = (size_t)(eq - kv);
-        if (kl >= sizeof key)
+        if (kl >= sizeof name_buf)
             continue;
-        memcpy(key, kv, kl);
-        key[kl] = '\0';
-        if (strcmp(key, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(key, "NVIDIA_VISIBLE_DEVICES") == 0 ||
-            strncmp(key, "FLEETSIM_", 9) == 0 || strncmp(key, "LD_", 3) == 0)
+        memcpy(name_buf, kv, kl);
+        name_buf[kl] = '\0';
+        if (strcmp(name_buf, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(name_buf, "NVIDIA_VISIBLE_DEVICES") == 0 ||
+            strncmp(name_buf, "FLEETSIM_", 9) == 0 || strncmp(name_buf, "LD_", 3) == 0)
             continue;
-        if (config_env_allowed(d->cfg, key))
+        if (config_env_allowed(d->cfg, name_buf))
             json_array_append_new(env, json_string(kv));
     }
     j->env_json = json_dumps(env, JSON_COMPACT);

@@ -226,6 +226,32 @@ ag main show --json "$S3" >"$TMP/s3.json"
 grep -q "starts spread over nodes not carried out" "$TMP/main.log" && pass ||
   fail "the policy's start over two nodes was not refused (or not logged)"
 
+# ---- idempotency keys: a repeated submission returns the first job's id ----
+K1=$(ag main submit --key run-sh.k1 -- true)
+K2=$(ag main submit --key run-sh.k1 -- true)
+K3=$(ag main submit --key run-sh.k2 -- true)
+[ -n "$K1" ] && [ "$K1" = "$K2" ] && pass || fail "a repeated key made a second job: $K1, $K2"
+[ -n "$K3" ] && [ "$K3" != "$K1" ] && pass || fail "another key must make another job: $K1, $K3"
+expect_exit 2 "a key with a blank is refused" ag main submit --key "a b" -- true
+# a lost reply: the client sends the same request (same key) once more
+cat >"$TMP/lost.py" <<'EOF'
+import json, os, socket, sys
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(4)
+print("ready", flush=True)
+c, _ = s.accept(); first = json.loads(c.makefile().readline()); c.close()   # the reply is lost
+c, _ = s.accept(); second = json.loads(c.makefile().readline())
+c.sendall(b'{"ok":true,"id":41}\n'); c.close()
+print("same key" if first["job"]["key"] == second["job"]["key"] and first["job"]["key"].startswith("auto-") else "keys differ")
+EOF
+python3 "$TMP/lost.py" "$TMP/run/lost.sock" >"$TMP/lost.out" 2>&1 &
+lost=$!
+_n=0; while [ $_n -lt 50 ] && ! grep -q ready "$TMP/lost.out"; do sleep 0.1; _n=$((_n + 1)); done
+got=$("$AGENT" submit --socket "$TMP/run/lost.sock" -- true 2>"$TMP/err")
+wait $lost
+[ "$got" = 41 ] && grep -q "same key" "$TMP/lost.out" && pass ||
+  fail "retry after a lost reply: got '$got', $(cat "$TMP/lost.out" "$TMP/err")"
+
 # ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
 mkdir -p "$TMP/cvd" "$TMP/show"
 ids=""
@@ -285,6 +311,8 @@ else
   expect_exit 0 "an admin cancels another's job" ag main cancel "$N1"
   expect_exit 0 "the owner cancels its own job" $NOBODY "$AGENT" cancel --socket "$TMP/run/main.sock" "$N2"
   expect_exit 0 "anyone reads the queue" $NOBODY "$AGENT" queue --socket "$TMP/run/main.sock"
+  NK=$(cd "$TMP/pub" && $NOBODY "$AGENT" submit --socket "$TMP/run/main.sock" --key run-sh.k1 -- true)
+  [ -n "$NK" ] && [ "$NK" != "$K1" ] && pass || fail "keys are per uid: uid 65534's run-sh.k1 got job '$NK' (root's is $K1)"
   $NOBODY "$AGENT" show --socket "$TMP/run/main.sock" --json "$R1" >"$TMP/out" 2>&1
   if ! grep -q '"argv"' "$TMP/out"; then pass; else fail "another uid sees root's command line"; fi
   expect_exit 1 "drain is admin-only" $NOBODY "$AGENT" drain --socket "$TMP/run/main.sock" gpu01
