@@ -42,7 +42,25 @@
 #define FLEETSIM_VERSION_STRING "dev"
 #endif
 
-enum { CONN_TIMEOUT_US = 10 * 1000000, MAX_CONNS = 512 };
+/* Connections: MAX_CONNS in all; ROOT_RESERVED of them only root may take
+ * (a flood by other users never locks an admin out); an HTTP connection
+ * holds one of HTTP_PENDING_MAX slots, with HTTP_HEADER_US to send its
+ * request, until its token is checked (it is answered and closed then). */
+enum {
+    MAX_CONNS = 512,
+    ROOT_RESERVED = 32,
+    HTTP_PENDING_MAX = 16,
+    HTTP_HEADER_US = 2 * 1000000,
+    UID_BUCKETS = 256,
+};
+
+/* A token bucket per uid for the request rate (max_requests_per_uid). */
+struct uid_bucket {
+    uint32_t uid;
+    int used;
+    double tokens;
+    int64_t last_us;
+};
 
 struct conn {
     int fd;
@@ -51,7 +69,7 @@ struct conn {
     struct buf in, out;
     size_t out_sent;
     int writing;
-    int64_t deadline_us;
+    int64_t deadline_us; /* closed then: idle (conn_idle_timeout) or, for HTTP, no whole request yet */
 };
 
 struct daemon {
@@ -93,6 +111,7 @@ struct daemon {
     double start_time_s;
     char hostname[64];
     char status_text[128];
+    struct uid_bucket buckets[UID_BUCKETS];
 };
 
 static int64_t now_us(void)
@@ -1383,11 +1402,48 @@ static void conn_close(struct daemon *d, uint32_t i)
     d->conns[i] = d->conns[--d->n_conns];
 }
 
+/* Refuses a connection with one line (best effort: the socket is non-blocking). */
+static void conn_refuse(struct daemon *d, int fd, const char *why)
+{
+    char *line = api_error_line("busy", why);
+    if (line)
+        (void)!send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
+    free(line);
+    close(fd);
+    d->m.conn_refused++;
+}
+
 static void conn_add(struct daemon *d, int fd, int http, const struct api_caller *caller)
 {
     if (d->n_conns >= MAX_CONNS) {
         close(fd);
+        d->m.conn_refused++;
         return;
+    }
+    char msg[160];
+    if (http) {
+        uint32_t pending = 0;
+        for (uint32_t i = 0; i < d->n_conns; i++)
+            pending += d->conns[i].http;
+        if (pending >= HTTP_PENDING_MAX || d->n_conns >= MAX_CONNS - ROOT_RESERVED) {
+            close(fd);
+            d->m.conn_refused++;
+            return;
+        }
+    } else if (caller && caller->uid != 0) {
+        if (d->n_conns >= MAX_CONNS - ROOT_RESERVED) {
+            conn_refuse(d, fd, "the agent has too many connections open; try again");
+            return;
+        }
+        int64_t mine = 0;
+        for (uint32_t i = 0; i < d->n_conns; i++)
+            mine += !d->conns[i].http && d->conns[i].caller.uid == caller->uid;
+        if (mine >= d->cfg->max_conns_per_uid) {
+            snprintf(msg, sizeof msg, "uid %u has %lld connections open (max_conns_per_uid); close some", caller->uid,
+                     (long long)mine);
+            conn_refuse(d, fd, msg);
+            return;
+        }
     }
     struct conn *c = &d->conns[d->n_conns++];
     memset(c, 0, sizeof *c);
@@ -1397,7 +1453,39 @@ static void conn_add(struct daemon *d, int fd, int http, const struct api_caller
         c->caller = *caller;
     buf_init(&c->in);
     buf_init(&c->out);
-    c->deadline_us = now_us() + CONN_TIMEOUT_US;
+    int64_t idle = d->cfg->conn_idle_timeout_us;
+    c->deadline_us = now_us() + (http && HTTP_HEADER_US < idle ? HTTP_HEADER_US : idle);
+}
+
+/* May uid make one more request now? root always may. */
+static int rate_allows(struct daemon *d, uint32_t uid)
+{
+    if (uid == 0 || d->cfg->max_requests_per_uid <= 0)
+        return 1;
+    int64_t now = now_us();
+    double rate = (double)d->cfg->max_requests_per_uid, burst = 2 * rate;
+    struct uid_bucket *b = NULL, *oldest = &d->buckets[0];
+    for (int i = 0; i < UID_BUCKETS; i++) {
+        struct uid_bucket *x = &d->buckets[i];
+        if (x->used && x->uid == uid) {
+            b = x;
+            break;
+        }
+        if (!x->used || (oldest->used && x->last_us < oldest->last_us))
+            oldest = x;
+    }
+    if (!b) {
+        b = oldest;
+        *b = (struct uid_bucket){uid, 1, burst, now};
+    }
+    b->tokens += (double)(now - b->last_us) / 1e6 * rate;
+    if (b->tokens > burst)
+        b->tokens = burst;
+    b->last_us = now;
+    if (b->tokens < 1)
+        return 0;
+    b->tokens -= 1;
+    return 1;
 }
 
 static void http_dispatch(struct daemon *d, struct conn *c, const struct http_request *req)
@@ -1457,6 +1545,8 @@ static int conn_read(struct daemon *d, struct conn *c)
             return -1;
         if (buf_append(&c->in, chunk, (size_t)n) != 0)
             return -1;
+        if (!c->http)
+            c->deadline_us = now_us() + d->cfg->conn_idle_timeout_us;
         if (c->in.len > API_MAX_REQUEST + HTTP_MAX_HEADER + 1)
             break;
     }
@@ -1483,6 +1573,14 @@ static int conn_read(struct daemon *d, struct conn *c)
             buf_puts(&c->out, line ? line : "");
             free(line);
             d->m.api_error++;
+        } else if (!rate_allows(d, c->caller.uid)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "uid %u makes more than %lld requests a second (max_requests_per_uid); try again",
+                     c->caller.uid, (long long)d->cfg->max_requests_per_uid);
+            char *line = api_error_line("busy", msg);
+            buf_puts(&c->out, line ? line : "");
+            free(line);
+            d->m.rate_limited++;
         } else {
             char *line = handle_request(d, &c->caller, c->in.data, (size_t)(nl - c->in.data));
             buf_puts(&c->out, line ? line : "{\"ok\":false,\"code\":\"internal\",\"error\":\"out of memory\"}\n");

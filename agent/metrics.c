@@ -219,5 +219,12 @@ int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_
     buf_printf(o, "fleetsim_api_requests_total{result=\"error\"} %llu\n", (unsigned long long)m->api_error);
     buf_printf(o, "fleetsim_api_requests_total{result=\"unauthorized\"} %llu\n",
                (unsigned long long)m->http_unauthorized);
+    buf_printf(o, "fleetsim_api_requests_total{result=\"rate_limited\"} %llu\n", (unsigned long long)m->rate_limited);
+    family(o, "fleetsim_connections_refused_total", "counter",
+           "Connections closed at once: per-uid or total limits, or too many HTTP requests pending.");
+    buf_printf(o, "fleetsim_connections_refused_total %llu\n", (unsigned long long)m->conn_refused);
+    family(o, "fleetsim_starts_spanning_nodes_total", "counter",
+           "Starts the policy spread over several nodes, not carried out (a local job runs on one node).");
+    buf_printf(o, "fleetsim_starts_spanning_nodes_total %llu\n", (unsigned long long)v->sched->spanning_refused);
     return o->oom ? -1 : 0;
 }

@@ -32,6 +32,7 @@ struct metrics {
     uint64_t preempted; /* attempts stopped by the policy */
     uint64_t adopted;
     uint64_t api_ok, api_error, http_unauthorized;
+    uint64_t conn_refused, rate_limited; /* connections refused (limits), requests refused (rate) */
     uint64_t auto_drains;
     uint64_t wait_bucket[METRICS_WAIT_BUCKETS]; /* non-cumulative counts per bucket, last = +Inf */
     uint64_t wait_count;

@@ -506,6 +506,40 @@ write_config remote "http_listen = 0.0.0.0:$port" "http_token_file = $TMP/token"
 expect_exit 2 "a non-loopback listener needs http_allow_remote" "$AGENT" run --config "$TMP/remote.conf"
 grep -q "is not a loopback address" "$TMP/err" && pass || fail "remote listen: $(cat "$TMP/err")"
 
+# ---- floods: per-uid connection and request limits, idle timeouts, HTTP slots ----
+if [ "$(id -u)" != 0 ] || ! $NOBODY /usr/bin/python3 -c pass 2>/dev/null; then
+  skip "flood limits need root and /usr/bin/python3 (to flood as uid 65534 with setpriv)"
+else
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  write_config flood "http_listen = 127.0.0.1:$port" "http_token_file = $TMP/token" "max_conns_per_uid = 8" \
+    "max_requests_per_uid = 5" "conn_idle_timeout = 2s"
+  start_agent flood || { finish agent; exit 1; }
+  FLOOD="/usr/bin/python3 $ROOT/tests/agent/flood.py"
+  $NOBODY $FLOOD unix "$TMP/run/flood.sock" 20 4 >"$TMP/flood.out" 2>"$TMP/flood.err" &
+  fl=$!
+  _n=0; while [ $_n -lt 100 ] && ! grep -q ready "$TMP/flood.err"; do sleep 0.05; _n=$((_n + 1)); done
+  expect_exit 0 "root is served while uid 65534 holds its connections" ag flood status
+  wait $fl
+  grep -q "^opened 20 refused 12 line .*uid 65534 has 8 connections open (max_conns_per_uid)" "$TMP/flood.out" && pass ||
+    fail "per-uid connection limit: $(cat "$TMP/flood.out" "$TMP/flood.err")"
+  grep -q "^closed 8 of 8" "$TMP/flood.out" && pass || fail "idle connections not closed: $(cat "$TMP/flood.out")"
+  : >"$TMP/rate"
+  for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+    $NOBODY "$AGENT" status --socket "$TMP/run/flood.sock" >/dev/null 2>>"$TMP/rate"
+  done
+  grep -q "uid 65534 makes more than 5 requests a second (max_requests_per_uid)" "$TMP/rate" && pass ||
+    fail "no request was rate-limited in a burst of 30: $(head -2 "$TMP/rate")"
+  for k in 1 2 3 4 5 6 7 8 9 10 11 12; do ag flood status >/dev/null || fail "root was rate-limited"; done
+  $FLOOD tcp "127.0.0.1:$port" 20 4 >"$TMP/flood.out" 2>"$TMP/flood.err"
+  grep -q "^opened 20 refused 4 " "$TMP/flood.out" && grep -q "^closed 16 of 16" "$TMP/flood.out" && pass ||
+    fail "HTTP: 16 pending slots, closed after the header timeout: $(cat "$TMP/flood.out" "$TMP/flood.err")"
+  $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
+  [ "$(head -1 "$TMP/out")" = 200 ] && grep -q '^fleetsim_connections_refused_total \(1[6-9]\|[2-9][0-9]\)' "$TMP/out" &&
+    grep -q '^fleetsim_api_requests_total{result="rate_limited"} [1-9]' "$TMP/out" && pass ||
+    fail "metrics after the floods: $(grep -E 'refused|rate_limited' "$TMP/out")"
+  stop_agent flood
+fi
+
 # ---- NVML through a fake libnvidia-ml.so.1: inventory, XID drain, DCGM metrics ----
 if cc -shared -fPIC -o "$TMP/lib/libnvidia-ml.so.1" tests/agent/fake_nvml/fake_nvml.c 2>"$TMP/err"; then
   LD_LIBRARY_PATH="$TMP/lib" "$AGENT" inventory --inventory nvml --json >"$TMP/nv.json" 2>"$TMP/err"
