@@ -1388,7 +1388,8 @@ static void render_metrics(struct daemon *d, struct buf *out)
     for (uint32_t i = 0; i < d->n_queued; i++)
         qg += d->queued[i]->gpus;
     struct metrics_view v = {&d->inv,      d->gpu_job,  d->nvml,        &d->sched,           d->n_queued,
-                             d->n_running, qg,          d->start_time_s, d->hostname,        FLEETSIM_VERSION_STRING};
+                             d->n_running, qg,          d->start_time_s, d->hostname,        FLEETSIM_VERSION_STRING,
+                             d->running,   d->n_running, &d->cg};
     metrics_render(out, &d->m, &v);
 }
 

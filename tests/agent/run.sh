@@ -183,6 +183,17 @@ else fail "no NVML: exit $rc: $(cat "$TMP/err")"; fi
 if grep -q "gpu02: 8 GPUs" "$TMP/out" && grep -q "GPU-fa4e0000-0000-4000-8000-000001000007" "$TMP/out"; then pass
 else fail "fake inventory listing: $(head -5 "$TMP/out")"; fi
 
+# ---- the systemd unit: owner-only state, a delegated cgroup, hardening ----
+for key in UMask=0077 StateDirectoryMode=0700 Delegate=yes KillMode=process ProtectSystem=full \
+    SystemCallArchitectures=native RestrictAddressFamilies= CapabilityBoundingSet=; do
+  grep -q "^$key" agent/fleetsim-agent.service && pass || fail "the unit lacks $key"
+done
+if command -v systemd-analyze >/dev/null 2>&1; then
+  # only the binary and the man page may be missing here
+  systemd-analyze verify agent/fleetsim-agent.service 2>&1 | grep -v "is not executable\|man fleetsim-agent\|^$" >"$TMP/out"
+  [ ! -s "$TMP/out" ] && pass || fail "systemd-analyze verify: $(head -3 "$TMP/out")"
+fi
+
 # ---- policy order: EASY backfilling starts the small jobs before the big one ----
 # (one 8-GPU node: a job runs on one node)
 write_config order "policy = fcfs+easy"
@@ -495,6 +506,30 @@ if command -v promtool >/dev/null 2>&1; then
 else
   skip "promtool not installed (Debian package 'prometheus'; 'make deps' installs it)"
 fi
+# DCGM names for the fake inventory's GPUs too (its memory size, zeros where it knows nothing)
+[ "$(grep -c '^DCGM_FI_DEV_FB_FREE{' "$TMP/metrics.txt")" = 16 ] &&
+  grep -q '^DCGM_FI_DEV_FB_FREE{gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",pci_bus_id="[0-9a-f:.]*",device="nvidia0",model_name="NVIDIA H100 80GB HBM3",Hostname="gpu01"} 81559$' "$TMP/metrics.txt" &&
+  grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="7",.*Hostname="gpu02"} 0$' "$TMP/metrics.txt" && pass ||
+  fail "DCGM series for the fake inventory: $(grep '^DCGM_FI_DEV_FB_FREE' "$TMP/metrics.txt" | head -2)"
+grep -q '^fleetsim_gpu_drained{node="gpu01",gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000"} 0$' "$TMP/metrics.txt" &&
+  ! grep -q 'reason=' "$TMP/metrics.txt" && pass || fail "fleetsim_gpu_drained must carry no free text: $(grep drained "$TMP/metrics.txt" | head -2)"
+# the GPU-to-job mapping: dcgm-exporter's hpc_job label and a gauge; the job's cgroup figures
+HJ=$(ag web submit --time 30s -- sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; sleep 20')
+wait_state web "$HJ" running 5 || fail "hpc_job test job did not start"
+sleep 0.5
+$CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" | tail -n +2 >"$TMP/metrics2.txt"
+grep -q "^DCGM_FI_DEV_FB_USED{gpu=\"0\",.*Hostname=\"gpu01\",hpc_job=\"$HJ\"} 0\$" "$TMP/metrics2.txt" &&
+  grep -q "^fleetsim_gpu_job{node=\"gpu01\",gpu=\"0\",UUID=\"[^\"]*\"} $HJ\$" "$TMP/metrics2.txt" &&
+  grep -q '^fleetsim_gpu_job{node="gpu01",gpu="1",UUID="[^"]*"} 0$' "$TMP/metrics2.txt" && pass ||
+  fail "GPU-to-job mapping: $(grep -E 'hpc_job|fleetsim_gpu_job' "$TMP/metrics2.txt" | head -3)"
+if [ "$(id -u)" = 0 ]; then
+  grep -q "^fleetsim_job_cpu_seconds_total{hpc_job=\"$HJ\"} [0-9.]*[1-9]" "$TMP/metrics2.txt" && pass ||
+    fail "no CPU time from the job's cgroup: $(grep fleetsim_job_cpu "$TMP/metrics2.txt")"
+fi
+if command -v promtool >/dev/null 2>&1; then
+  check "promtool check metrics (a job running: hpc_job, cgroup figures)" promtool check metrics <"$TMP/metrics2.txt"
+fi
+ag web cancel "$HJ" >/dev/null
 $CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"queue"}' >"$TMP/out"
 [ "$(head -1 "$TMP/out")" = 200 ] && grep -q '"ok":true' "$TMP/out" && pass || fail "POST /api queue: $(cat "$TMP/out")"
 $CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"submit","job":{"argv":["true"],"gpus":1,"cwd":"/"}}' >"$TMP/out"
