@@ -181,6 +181,8 @@ static int refused(json_t *resp)
         return AGENT_USAGE;
     if (strcmp(code, "internal") == 0)
         return AGENT_INTERNAL;
+    if (strcmp(code, "store_unavailable") == 0)
+        return AGENT_IO;
     return AGENT_REFUSED;
 }
 
@@ -833,6 +835,11 @@ static int cmd_status(int argc, char **argv)
         printf("POLICY FAILED: %s\nrunning jobs go on; no job starts until the agent is restarted with a working "
                "policy\n",
                failed);
+    const char *store = json_string_value(json_object_get(resp, "store_unavailable"));
+    if (store)
+        printf("STATE STORE CANNOT WRITE: %s\nrunning jobs go on; no job starts and no submission is accepted until "
+               "it can (free space in the state folder; the agent resumes by itself)\n",
+               store);
     json_decref(resp);
     return AGENT_OK;
 }

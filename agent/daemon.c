@@ -112,6 +112,12 @@ struct daemon {
     char hostname[64];
     char status_text[128];
     struct uid_bucket buckets[UID_BUCKETS];
+    /* the store cannot write (disk full, read-only, I/O error): no start, no
+     * submission until a probe write succeeds */
+    int store_bad;
+    char store_why[300];
+    int64_t next_store_probe_us;
+    int store_bad_logged_settle;
 };
 
 static int64_t now_us(void)
@@ -128,6 +134,24 @@ static void log_err(const char *msg, const struct err *e)
 }
 
 /* ---- job lists ---- */
+
+/* After a failed store write: a full or read-only store stops new work until
+ * it can write again (housekeeping probes it). Returns 1 if that is the cause. */
+static int store_trouble(struct daemon *d, const struct err *e)
+{
+    if (!store_cannot_write(d->st))
+        return 0;
+    if (!d->store_bad) {
+        d->store_bad = 1;
+        snprintf(d->store_why, sizeof d->store_why, "%.290s", e->msg);
+        log_write(LOGL_ERROR,
+                  "state store cannot write: no job starts and no submission is accepted until it can; free space "
+                  "in state_dir (the agent resumes by itself)",
+                  "error=\"%s\"", d->store_why);
+    }
+    d->next_store_probe_us = 0;
+    return 1;
+}
 
 static int list_push(struct agent_job ***list, uint32_t *n, uint32_t *cap, struct agent_job *j)
 {
@@ -281,7 +305,9 @@ static void sync_trace(struct daemon *d)
         return;
     }
     if (store_commit(d->st, &err) != 0) {
-        log_err("cannot mark jobs traced", &err);
+        int was_bad = d->store_bad;
+        if (!store_trouble(d, &err) || !was_bad) /* while it cannot write, once is enough */
+            log_err("cannot mark jobs traced", &err);
         return;
     }
     d->n_untraced = 0;
@@ -320,8 +346,12 @@ static void settle(struct daemon *d, struct agent_job *j)
                       (long long)j->id, es.survivors);
     }
     int64_t now = now_us();
-    int back_to_queue = 0;
+    int back_to_queue = 0, not_started = 0;
     char q[JOB_REASON_MAX + 8];
+    /* what settling changes in the job, restored if the store refuses (a
+     * retry must not count an attempt or a preemption twice) */
+    struct agent_job saved = *j;
+    uint64_t saved_requeued = d->m.requeued, saved_lost = d->m.lost, saved_start_failures = d->m.start_failures;
     if (have == 1) {
         j->end_us = es.end_us > j->start_us ? es.end_us : now;
         j->exit_code = es.exit_code;
@@ -356,8 +386,11 @@ static void settle(struct daemon *d, struct agent_job *j)
     } else if (!executor_started(dir)) {
         /* no start marker: the supervisor never got the go, nothing ran */
         back_to_queue = 1;
+        not_started = 1;
         j->attempts--;
-        snprintf(j->reason, sizeof j->reason, "not started: the agent stopped before the start was released");
+        snprintf(j->reason, sizeof j->reason,
+                 "not started: the agent stopped before the start was released, or the supervisor found no room "
+                 "in state_dir");
     } else if (j->requeue) {
         back_to_queue = 1;
         d->m.requeued++;
@@ -389,7 +422,22 @@ static void settle(struct daemon *d, struct agent_job *j)
     if (err.set) {
         /* the store refused: keep the job as it was and look again later
          * (housekeeping polls supervisors that are not our children) */
-        log_err("cannot record a job's end; will retry", &err);
+        if (!store_trouble(d, &err) || !d->store_bad_logged_settle)
+            log_err("cannot record a job's end; will retry", &err);
+        d->store_bad_logged_settle = d->store_bad;
+        j->state = saved.state;
+        j->attempts = saved.attempts;
+        j->preemptions = saved.preemptions;
+        j->attained_us = saved.attained_us;
+        j->end_us = saved.end_us;
+        j->exit_code = saved.exit_code;
+        j->term_signal = saved.term_signal;
+        j->cpu_us = saved.cpu_us;
+        j->mem_peak_bytes = saved.mem_peak_bytes;
+        memcpy(j->reason, saved.reason, sizeof j->reason);
+        d->m.requeued = saved_requeued;
+        d->m.lost = saved_lost;
+        d->m.start_failures = saved_start_failures;
         j->is_child = 0;
         if (j->pidfd >= 0) {
             close(j->pidfd);
@@ -404,7 +452,10 @@ static void settle(struct daemon *d, struct agent_job *j)
     release_gpus(d, j);
     list_remove(d->running, &d->n_running, j);
     if (back_to_queue) {
-        d->dirty = 1;
+        if (not_started)
+            d->retry_pass_us = now + 1000000; /* not at once: its supervisor may have found no room */
+        else
+            d->dirty = 1;
         log_write(LOGL_WARN, "job back in the queue", "job=%lld reason=%s", (long long)j->id,
                   log_quote(q, sizeof q, j->reason));
         j->state = JOB_QUEUED;
@@ -508,6 +559,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     struct err err;
     err_clear(&err);
     if (d->sched.failed) /* reported once when it failed; running jobs go on */
+        return;
+    if (d->store_bad) /* a start must be recorded before it runs: none until the store writes */
         return;
     if (scheduler_pass(&d->sched, pass_now, &d->inv, d->queued, visible, d->running, d->n_running, &res, &err) !=
         0) {
@@ -626,7 +679,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     else
         store_rollback(d->st);
     if (!ok) {
-        log_err("cannot record the pass's starts; nothing started", &err);
+        if (!store_trouble(d, &err))
+            log_err("cannot record the pass's starts; nothing started", &err);
         for (uint32_t k = 0; k < n; k++) {
             executor_abandon(ps[k].go_fd);
             ps[k].job->attempts--;
@@ -1075,6 +1129,14 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     if (store_begin(d->st, &err) != 0 || store_insert_job(d->st, j, &err) != 0 ||
         store_add_event(d->st, j->submit_us, j->id, "submitted", "", &err) != 0 || store_commit(d->st, &err) != 0) {
         store_rollback(d->st);
+        if (store_trouble(d, &err)) {
+            job_free(j);
+            snprintf(msg, sizeof msg,
+                     "state store full or read-only (%.200s): the agent accepts no job until it can write; free "
+                     "space in '%.100s' and submit again (the agent resumes by itself)",
+                     err.msg, d->cfg->state_dir);
+            return api_error_line("store_unavailable", msg);
+        }
         log_err("cannot record a submission", &err);
         job_free(j);
         return api_error_line("internal", "the agent could not record the job (state store error); try again");
@@ -1353,6 +1415,8 @@ static char *handle_request(struct daemon *d, const struct api_caller *c, const 
                               (json_int_t)d->n_queued, "running", (json_int_t)d->n_running);
         if (o && d->sched.failed)
             json_object_set_new(o, "policy_failed", json_string(d->sched.failure));
+        if (o && d->store_bad)
+            json_object_set_new(o, "store_unavailable", json_string(d->store_why));
         out = ok_line(o);
         break;
     }
@@ -2073,6 +2137,20 @@ static void teardown(struct daemon *d)
 static void housekeeping(struct daemon *d, int64_t now)
 {
     check_timers(d, now);
+    if (d->store_bad && now >= d->next_store_probe_us) {
+        struct err perr;
+        err_clear(&perr);
+        store_clear_error(d->st);
+        store_checkpoint(d->st); /* space back? fold the WAL into the database first */
+        if (store_meta_set(d->st, "store_probe_us", now, &perr) == 0) {
+            d->store_bad = 0;
+            d->store_bad_logged_settle = 0;
+            d->dirty = 1;
+            log_write(LOGL_INFO, "state store writes again: resuming", "was=\"%s\"", d->store_why);
+            d->store_why[0] = '\0';
+        }
+        d->next_store_probe_us = now + 1000000;
+    }
     if (now >= d->next_sync_us) {
         sync_trace(d);
         d->next_sync_us = now + 1000000;

@@ -270,6 +270,47 @@ struct cg_figures {
     int survivors;
 };
 
+enum { STATUS_RESERVED_BYTES = 4096 };
+
+/* The status file's space is taken before the job runs (status.tmp, filled
+ * with blanks): on a full disk the end is still written, in place, so a job
+ * that ended is never taken for one whose supervisor died (which a --requeue
+ * job would run again). Returns 0, or -1 if the space cannot be had. */
+static int reserve_status(const char *dir)
+{
+    char tmp[4200];
+    join(tmp, sizeof tmp, dir, "status.tmp");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    char blank[STATUS_RESERVED_BYTES];
+    memset(blank, ' ', sizeof blank);
+    blank[sizeof blank - 1] = '\n';
+    int rc = buffers_write_all(fd, blank, sizeof blank) == 0 && fsync(fd) == 0 ? 0 : -1;
+    close(fd);
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* Writes the status into the reserved status.tmp (no new blocks needed),
+ * fsyncs, renames it to status. Returns 0 or -1. */
+static int write_status_once(const char *dir, const char *text)
+{
+    char tmp[4200], path[4200];
+    join(tmp, sizeof tmp, dir, "status.tmp");
+    join(path, sizeof path, dir, "status");
+    size_t n = strlen(text);
+    if (n + 1 > STATUS_RESERVED_BYTES)
+        n = STATUS_RESERVED_BYTES - 1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    int rc = pwrite(fd, text, n, 0) == (ssize_t)n && fsync(fd) == 0 ? 0 : -1;
+    close(fd);
+    return rc == 0 ? rename(tmp, path) : -1;
+}
+
 static void write_status(const char *dir, int exit_code, int sig, const char *error, const struct cg_figures *cf)
 {
     json_t *o = json_object();
@@ -287,21 +328,15 @@ static void write_status(const char *dir, int exit_code, int sig, const char *er
         json_object_set_new(o, "error", json_string(error));
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    char tmp[4200], path[4200];
-    join(tmp, sizeof tmp, dir, "status.tmp");
-    join(path, sizeof path, dir, "status");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd >= 0 && text) {
-        size_t n = strlen(text);
-        text[n] = '\n';
-        if (buffers_write_all(fd, text, n + 1) == 0 && fsync(fd) == 0) {
-            close(fd);
-            fd = -1;
-            rename(tmp, path);
-        }
+    if (!text)
+        return;
+    /* the agent must learn how the job ended: keep trying (a disk that is
+     * full even for the reserved file, an I/O error) rather than exit
+     * without a status, which would read as a lost job */
+    for (unsigned delay_ms = 100; write_status_once(dir, text) != 0; delay_ms = delay_ms < 5000 ? delay_ms * 2 : 5000) {
+        struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
     }
-    if (fd >= 0)
-        close(fd);
     free(text);
 }
 
@@ -428,11 +463,19 @@ int executor_supervise_main(void)
         json_decref(spec);
         return 2;
     }
+    /* no room for the status or the marker: exit without running (no
+     * marker: the agent puts the job back in the queue) */
+    if (reserve_status(dir) != 0) {
+        json_decref(spec);
+        return 2;
+    }
     char marker[4200];
     join(marker, sizeof marker, dir, "started");
     int mfd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (mfd < 0) {
-        write_status(dir, -1, 0, "cannot create the start marker", NULL);
+    if (mfd < 0 || fsync(mfd) != 0) {
+        if (mfd >= 0)
+            close(mfd);
+        unlink(marker);
         json_decref(spec);
         return 2;
     }

@@ -87,10 +87,13 @@ struct store {
     sqlite3_stmt *stmt[S_COUNT];
     char path[4096];
     int in_tx;
+    int last_rc; /* extended result code of the last error */
 };
 
 static int db_error(struct store *st, struct err *err, const char *what)
 {
+    if (!st->last_rc)
+        st->last_rc = sqlite3_extended_errcode(st->db);
     return err_set(err, NULL, 0, 0, "state store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
@@ -110,8 +113,10 @@ static int run(struct store *st, sqlite3_stmt *s, struct err *err, const char *w
 {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        st->last_rc = rc; /* the step's own code: later calls may change the connection's */
         return db_error(st, err, what);
+    }
     return 0;
 }
 
@@ -156,6 +161,9 @@ int store_open(struct store **out, const char *path, struct err *err)
     /* WAL + FULL: a commit is on disk (WAL fsynced) when it returns. */
     if (sqlite3_exec(st->db,
                      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+                     /* a small WAL, folded in often and cut back after: a small
+                      * or nearly full disk is not filled by the journal alone */
+                     "PRAGMA wal_autocheckpoint = 128; PRAGMA journal_size_limit = 1048576;"
                      "PRAGMA trusted_schema = OFF;",
                      NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
@@ -242,6 +250,7 @@ void store_close(struct store *st)
 
 int store_begin(struct store *st, struct err *err)
 {
+    st->last_rc = 0; /* a new change: an old error says nothing about it */
     if (exec_simple(st, S_BEGIN, err, "cannot begin a transaction") != 0)
         return -1;
     st->in_tx = 1;
@@ -262,9 +271,11 @@ void store_rollback(struct store *st)
 {
     struct err ignored;
     err_clear(&ignored);
+    int keep = st->last_rc; /* the error that made us roll back is the one to report */
     if (st->in_tx)
         exec_simple(st, S_ROLLBACK, &ignored, "rollback");
     st->in_tx = 0;
+    st->last_rc = keep;
 }
 
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -692,4 +703,20 @@ int store_find_key(struct store *st, uint32_t uid, const char *key, int64_t *id,
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return db_error(st, err, "cannot look up an idempotency key");
     return rc == SQLITE_ROW;
+}
+
+int store_cannot_write(const struct store *st)
+{
+    int rc = st->last_rc & 0xff;
+    return rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN;
+}
+
+void store_clear_error(struct store *st)
+{
+    st->last_rc = 0;
+}
+
+void store_checkpoint(struct store *st)
+{
+    (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 }

@@ -76,6 +76,13 @@ int store_load_drains(struct store *st, store_drain_fn fn, void *ctx, struct err
 /* The job uid submitted with idempotency key `key`: 1 and *id, 0 none, -1 error. */
 int store_find_key(struct store *st, uint32_t uid, const char *key, int64_t *id, struct err *err);
 
+/* Was the last error a full disk, an I/O error or a read-only file (the
+ * store cannot write now, but may later)? store_clear_error forgets it. */
+int store_cannot_write(const struct store *st);
+void store_clear_error(struct store *st);
+/* Folds the WAL into the database and truncates it (best effort). */
+void store_checkpoint(struct store *st);
+
 /* Integer meta values; get returns 1 found, 0 absent, -1 error. */
 int store_meta_get(struct store *st, const char *key, int64_t *value, struct err *err);
 int store_meta_set(struct store *st, const char *key, int64_t value, struct err *err);

@@ -40,7 +40,7 @@ cleanup() {
   for f in "$TMP"/*.supervisors; do [ -f "$f" ] && xargs -r kill -USR1 <"$f" 2>/dev/null; done
   return 0
 }
-trap 'cleanup; rm -rf "$TMP"' EXIT
+trap 'cleanup; umount "$TMP/full.state" 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
 
 # ---- the agent's unit tests (their counts join this group's) ----
@@ -483,6 +483,58 @@ echo "crash test: $(tail -1 "$TMP/out"), 10 SIGKILLs"
 "$FLEETSIM" replay --quiet "$TMP/crash.state/trace.jsonl" >/dev/null 2>"$TMP/err" && pass ||
   fail "the trace after ten crashes does not replay: $(head -3 "$TMP/err")"
 stop_agent crash
+
+# ---- a full state disk: no job recorded as failed that did not fail, none run twice, recovery by itself ----
+if [ "$(id -u)" != 0 ]; then
+  skip "full-disk test needs root (mount -t tmpfs -o size=4m)"
+elif ! mkdir -p "$TMP/full.state" || ! mount -t tmpfs -o size=4m fleetsim-test "$TMP/full.state" 2>"$TMP/err"; then
+  skip "full-disk test: cannot mount a tmpfs: $(cat "$TMP/err")"
+else
+  write_config full "policy = fcfs+easy"
+  start_agent full || { umount "$TMP/full.state"; finish agent; exit 1; }
+  full_pid=$(cat "$TMP/full.pid")
+  : >"$TMP/fmarks"; : >"$TMP/facked"; : >"$TMP/frefused"
+  (
+    cd "$TMP/work" || exit 1
+    k=1
+    while [ $k -le 200 ]; do
+      a=0 rq=
+      [ $((k % 5)) = 0 ] && rq=--requeue
+      while [ $a -lt 300 ]; do
+        if id=$("$AGENT" submit --socket "$TMP/run/full.sock" --time 30s $rq -- "$TMP/mark.sh" "f$k" "$TMP/fmarks" 2>"$TMP/ferr.$k"); then
+          echo "f$k $id" >>"$TMP/facked"; break
+        fi
+        cat "$TMP/ferr.$k" >>"$TMP/frefused"
+        a=$((a + 1)); sleep 0.05
+      done
+      [ $a -ge 300 ] && break
+      k=$((k + 1))
+    done
+    echo done >"$TMP/fsubmitter.done"
+  ) &
+  fsub=$!
+  _n=0; while [ "$(wc -l <"$TMP/facked")" -lt 60 ] && [ $_n -lt 300 ]; do sleep 0.05; _n=$((_n + 1)); done
+  dd if=/dev/zero of="$TMP/full.state/filler" bs=4k 2>/dev/null # the disk is full now
+  sleep 3
+  ag full status >"$TMP/fstatus" 2>&1
+  rm -f "$TMP/full.state/filler" # space returns
+  n=0; while [ ! -f "$TMP/fsubmitter.done" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+  kill "$fsub" 2>/dev/null; wait "$fsub" 2>/dev/null
+  wait_idle full 60 || fail "full-disk load did not drain"
+  grep -q "STATE STORE CANNOT WRITE: .*database or disk is full" "$TMP/fstatus" && pass ||
+    fail "status while the disk was full: $(cat "$TMP/fstatus")"
+  grep -q "state store full or read-only (.*): the agent accepts no job until it can write; free space in '$TMP/full.state'" "$TMP/frefused" &&
+    pass || fail "no clear refusal while the disk was full: $(sort -u "$TMP/frefused" | head -3)"
+  grep -q "state store writes again: resuming" "$TMP/full.log" && pass || fail "the agent did not say it resumed"
+  ag full queue --json >"$TMP/fq.json"; ag full history --limit 100000 --json >"$TMP/fh.json"
+  if $CHECK crash "$TMP/facked" "$TMP/fmarks" "$TMP/fh.json" "$TMP/fq.json" >"$TMP/out" 2>&1; then pass
+  else fail "full-disk test: $(cat "$TMP/out")"; fi
+  [ "$(wc -l <"$TMP/facked")" = 200 ] && pass || fail "only $(wc -l <"$TMP/facked") of 200 submissions acknowledged"
+  [ "$(cat "$TMP/full.pid")" = "$full_pid" ] && kill -0 "$full_pid" 2>/dev/null && pass || fail "the agent did not survive the full disk"
+  echo "full disk: $(tail -1 "$TMP/out"), $(sort -u "$TMP/frefused" | grep -c 'state store full') kinds of refusal while full"
+  stop_agent full
+  umount "$TMP/full.state"
+fi
 
 # ---- HTTP: bearer token, /metrics, promtool ----
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
