@@ -392,7 +392,9 @@ static int cmd_submit(int argc, char **argv)
         case 't':
             if (config_parse_duration(optarg, &limit_us) != 0) {
                 char *end;
-                strtod(optarg, &end);
+                double v = strtod(optarg, &end);
+                if (!*end && end != optarg && v <= 0)
+                    return usage_error("submit", "time '%s' must be more than zero (e.g. 30s, 1h)", optarg);
                 if (!*end && end != optarg)
                     return usage_error("submit", "time '%s' has no unit: did you mean '%ss' or '%sm'?", optarg,
                                        optarg, optarg);

@@ -1341,7 +1341,8 @@ static char *op_nodes(struct daemon *d)
             }
             json_array_append_new(gpus, o);
         }
-        const char *state = nd->drained ? "draining" : (drained == nd->n_gpus ? "down" : "up");
+        /* draining while jobs still run on it, drained once it is idle */
+        const char *state = nd->drained ? (used > 0 ? "draining" : "drained") : (drained == nd->n_gpus ? "down" : "up");
         json_t *n = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:o}", "name", nd->name, "state", state, "gpus",
                               nd->n_gpus, "free", free_n, "allocated", used, "drained", drained, "gpu_list", gpus);
         if (nd->drained)
@@ -1368,6 +1369,10 @@ static char *op_drain(struct daemon *d, const struct api_caller *c, const char *
         return api_error_line("not_found", msg);
     }
     const char *key = node >= 0 ? d->inv.nodes[node].name : d->inv.gpus[gpu].uuid;
+    if (!drain && !(node >= 0 ? d->inv.nodes[node].drained : d->inv.gpus[gpu].drained)) {
+        snprintf(msg, sizeof msg, "'%.128s' is not drained: nothing to resume", target);
+        return api_error_line("conflict", msg);
+    }
     char why[INV_REASON_MAX];
     snprintf(why, sizeof why, "%s", reason && *reason ? reason : (drain ? "drained by an admin" : ""));
     int64_t now = now_us();

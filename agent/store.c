@@ -148,6 +148,17 @@ int store_open(struct store **out, const char *path, struct err *err)
     if (!st)
         return err_set(err, NULL, 0, 0, "out of memory");
     snprintf(st->path, sizeof st->path, "%s", path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && sb.st_size == 0) {
+        /* an emptied store (a full disk, a bad copy) must not pass for a new
+         * one: job ids would start again at 1 */
+        err_set(err, NULL, 0, 0,
+                "state store '%s' is empty (0 bytes): restore it from a backup, or remove it to start a new "
+                "store (job ids start again at 1)",
+                path);
+        store_close(st);
+        return -1;
+    }
     if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
         err_set(err, NULL, 0, 0, "cannot open state store '%s': %s", path,

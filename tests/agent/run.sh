@@ -165,7 +165,14 @@ expect_exit 3 "no agent listening" "$AGENT" status --socket "$TMP/run/none.sock"
 if grep -q "cannot reach the agent at '$TMP/run/none.sock'" "$TMP/err"; then pass; else fail "unreachable message: $(cat "$TMP/err")"; fi
 expect_exit 2 "submit without a unit on --time" "$AGENT" submit --socket "$TMP/run/none.sock" --time 90 -- true
 if grep -q "did you mean '90s' or '90m'" "$TMP/err"; then pass; else fail "time suggestion: $(cat "$TMP/err")"; fi
+expect_exit 2 "submit with --time 0" "$AGENT" submit --socket "$TMP/run/none.sock" --time 0 -- true
+grep -q "time '0' must be more than zero" "$TMP/err" && pass || fail "--time 0: $(cat "$TMP/err")"
 expect_exit 2 "submit without a command" "$AGENT" submit --socket "$TMP/run/none.sock"
+mkdir -p "$TMP/empty.state" && : >"$TMP/empty.state/state.db"
+write_config empty
+expect_exit 2 "an empty state.db is not taken for a new store" "$AGENT" run --config "$TMP/empty.conf"
+grep -q "state store '$TMP/empty.state/state.db' is empty (0 bytes): restore it from a backup, or remove it" "$TMP/err" &&
+  pass || fail "empty store: $(cat "$TMP/err")"
 printf 'polcy = fcfs\nkill_grace = 10\n' >"$TMP/bad.conf"
 expect_exit 2 "bad config" "$AGENT" run --config "$TMP/bad.conf"
 if grep -q "bad.conf:1:1: error: unknown key 'polcy'; did you mean 'policy'?" "$TMP/err" &&
@@ -330,7 +337,9 @@ else
   expect_exit 0 "an admin drains a node" ag main drain --reason "maintenance" gpu01
   expect_exit 0 "an admin drains a GPU" ag main drain gpu02:3
   ag main nodes --json >"$TMP/nodes.json"
-  [ "$($CHECK get "$TMP/nodes.json" nodes 0 state)" = draining ] && pass || fail "gpu01 not draining"
+  st=$($CHECK get "$TMP/nodes.json" nodes 0 state) al=$($CHECK get "$TMP/nodes.json" nodes 0 allocated)
+  { [ "$al" -gt 0 ] && [ "$st" = draining ]; } || { [ "$al" = 0 ] && [ "$st" = drained ]; } && pass ||
+    fail "gpu01: state '$st' with $al GPUs allocated (draining while busy, drained when idle)"
   [ "$($CHECK get "$TMP/nodes.json" nodes 1 gpu_list 3 drained)" = True ] && pass || fail "gpu02:3 not drained"
   expect_exit 1 "resume is admin-only" $NOBODY "$AGENT" resume --socket "$TMP/run/main.sock" gpu01
   ag main cancel "$R1" >/dev/null
@@ -339,6 +348,8 @@ else
   sleep 0.3
   expect_field main "$W" state queued "no job starts on a drained node with 7 usable GPUs elsewhere"
   expect_exit 0 "an admin resumes" ag main resume gpu01
+  expect_exit 1 "resuming a node that is not drained is refused" ag main resume gpu01
+  grep -q "'gpu01' is not drained: nothing to resume" "$TMP/err" && pass || fail "resume of an undrained node: $(cat "$TMP/err")"
   expect_exit 0 "an admin resumes a GPU" ag main resume gpu02:3
   wait_state main "$W" completed 5 && pass || fail "job $W did not run after resume"
   expect_field main "$N1" state cancelled "cancelled by an admin"
@@ -550,6 +561,9 @@ $CHECK http POST "http://127.0.0.1:$port/api" "" '{"op":"queue"}' >"$TMP/out"
 [ "$(head -1 "$TMP/out")" = 401 ] && pass || fail "POST /api without a token: $(head -1 "$TMP/out")"
 $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
 [ "$(head -1 "$TMP/out")" = 200 ] && pass || fail "GET /metrics with the token: $(head -1 "$TMP/out")"
+python3 -c 'import sys, urllib.request; r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], headers={"Authorization": "bearer " + sys.argv[2]})); print(r.status)' \
+  "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/lc" 2>&1
+[ "$(cat "$TMP/lc")" = 200 ] && pass || fail "'Authorization: bearer' (lower case): $(tail -1 "$TMP/lc")"
 tail -n +2 "$TMP/out" >"$TMP/metrics.txt"
 grep -q '^fleetsim_job_wait_seconds_bucket{le="+Inf"} 1$' "$TMP/metrics.txt" && pass || fail "wait histogram"
 grep -q '^fleetsim_queued_jobs 0$' "$TMP/metrics.txt" && pass || fail "queue gauge"
