@@ -304,6 +304,25 @@ int main(int argc, char **argv)
         fputs(main_usage, stderr);
         return AGENT_USAGE;
     }
+    /* `fleetsim-agent --socket PATH show 3`: a leading --socket is moved
+     * after the command, where the commands parse it */
+    char **moved = NULL;
+    if (argc >= 3 && (strcmp(argv[1], "--socket") == 0 || strncmp(argv[1], "--socket=", 9) == 0)) {
+        int n_opt = strcmp(argv[1], "--socket") == 0 ? 2 : 1;
+        if (argc > n_opt + 1) {
+            moved = calloc((size_t)argc + 1, sizeof *moved);
+            if (moved) {
+                int k = 0;
+                moved[k++] = argv[0];
+                moved[k++] = argv[n_opt + 1];
+                for (int i = 1; i <= n_opt; i++)
+                    moved[k++] = argv[i];
+                for (int i = n_opt + 2; i < argc; i++)
+                    moved[k++] = argv[i];
+                argv = moved;
+            }
+        }
+    }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         if (strcmp(cmd, "help") == 0 && argc > 2) {

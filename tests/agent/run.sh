@@ -163,6 +163,8 @@ expect_exit 2 "no command" "$AGENT"
 expect_exit 2 "unknown command" "$AGENT" frobnicate
 expect_exit 3 "no agent listening" "$AGENT" status --socket "$TMP/run/none.sock"
 if grep -q "cannot reach the agent at '$TMP/run/none.sock'" "$TMP/err"; then pass; else fail "unreachable message: $(cat "$TMP/err")"; fi
+expect_exit 3 "--socket before the command" "$AGENT" --socket "$TMP/run/none.sock" show 3
+grep -q "cannot reach the agent at '$TMP/run/none.sock'" "$TMP/err" && pass || fail "--socket before show: $(cat "$TMP/err")"
 expect_exit 2 "submit without a unit on --time" "$AGENT" submit --socket "$TMP/run/none.sock" --time 90 -- true
 if grep -q "did you mean '90s' or '90m'" "$TMP/err"; then pass; else fail "time suggestion: $(cat "$TMP/err")"; fi
 expect_exit 2 "submit with --time 0" "$AGENT" submit --socket "$TMP/run/none.sock" --time 0 -- true
@@ -264,7 +266,7 @@ print("same key" if first["job"]["key"] == second["job"]["key"] and first["job"]
 EOF
 python3 "$TMP/lost.py" "$TMP/run/lost.sock" >"$TMP/lost.out" 2>&1 &
 lost=$!
-_n=0; while [ $_n -lt 50 ] && ! grep -q ready "$TMP/lost.out"; do sleep 0.1; _n=$((_n + 1)); done
+_n=0; while [ $_n -lt 50 ] && ! grep -q ready "$TMP/lost.out" 2>/dev/null; do sleep 0.1; _n=$((_n + 1)); done
 got=$("$AGENT" submit --socket "$TMP/run/lost.sock" -- true 2>"$TMP/err")
 wait $lost
 [ "$got" = 41 ] && grep -q "same key" "$TMP/lost.out" && pass ||
@@ -618,7 +620,7 @@ else
   FLOOD="/usr/bin/python3 $ROOT/tests/agent/flood.py"
   $NOBODY $FLOOD unix "$TMP/run/flood.sock" 20 4 >"$TMP/flood.out" 2>"$TMP/flood.err" &
   fl=$!
-  _n=0; while [ $_n -lt 100 ] && ! grep -q ready "$TMP/flood.err"; do sleep 0.05; _n=$((_n + 1)); done
+  _n=0; while [ $_n -lt 100 ] && ! grep -q ready "$TMP/flood.err" 2>/dev/null; do sleep 0.05; _n=$((_n + 1)); done
   expect_exit 0 "root is served while uid 65534 holds its connections" ag flood status
   wait $fl
   grep -q "^opened 20 refused 12 line .*uid 65534 has 8 connections open (max_conns_per_uid)" "$TMP/flood.out" && pass ||
