@@ -2135,6 +2135,10 @@ static void teardown(struct daemon *d)
     nvml_close(d->nvml);
     inventory_release(&d->inv);
     workload_release(&d->names);
+    /* our own folder under the root cgroup goes when no job cgroup is left
+     * in it (a running job's keeps it, for the next start to re-adopt) */
+    if (d->cg.usable && !d->cg.moved)
+        (void)rmdir(d->cg.base);
     if (d->lock_fd >= 0)
         close(d->lock_fd);
 }
