@@ -163,6 +163,7 @@ static const struct field f_job[] = {{"argv", F_STRINGS, 1, 1, API_MAX_ARGS},
                                      {"output", F_STRING, 0, 1, 4095},
                                      {"error", F_STRING, 0, 1, 4095},
                                      {"class", F_STRING, 0, 1, 32},
+                                     {"key", F_STRING, 0, 1, 64},
                                      {NULL, 0, 0, 0, 0}};
 
 int api_parse(const char *text, size_t len, struct api_request *req, char *msg, size_t msg_len)

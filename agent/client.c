@@ -1,6 +1,7 @@
 #include "agent/client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -180,6 +181,8 @@ static int refused(json_t *resp)
         return AGENT_USAGE;
     if (strcmp(code, "internal") == 0)
         return AGENT_INTERNAL;
+    if (strcmp(code, "store_unavailable") == 0)
+        return AGENT_IO;
     return AGENT_REFUSED;
 }
 
@@ -196,6 +199,57 @@ static int call(const char *sock, json_t *req, json_t **resp)
         json_decref(*resp);
         *resp = NULL;
         return rc;
+    }
+    return AGENT_OK;
+}
+
+/* A random idempotency key: "auto-" and 32 hex digits. */
+static int random_key(char *out, size_t len)
+{
+    unsigned char b[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, b, sizeof b);
+    close(fd);
+    if (n != (ssize_t)sizeof b || len < 6 + 2 * sizeof b)
+        return -1;
+    size_t off = (size_t)snprintf(out, len, "auto-");
+    for (size_t i = 0; i < sizeof b; i++)
+        off += (size_t)snprintf(out + off, len - off, "%02x", b[i]);
+    return 0;
+}
+
+/* As call(), for a request that is safe to repeat (a submission with its
+ * key): when the request went out but no answer came back (the agent died
+ * or stalled), it is sent once more, waiting up to 5 s for the agent to
+ * listen again; the agent answers a repeated key with the first job's id. */
+static int call_retrying(const char *sock, json_t *req, json_t **resp)
+{
+    struct err err;
+    err_clear(&err);
+    /* client_call takes a reference: keep ours for the retry */
+    int rc = client_call(sock, json_incref(req), resp, &err);
+    if (rc != 0 && strncmp(err.msg, "cannot reach", 12) != 0 && strncmp(err.msg, "socket path", 11) != 0) {
+        for (int tries = 0; tries < 50; tries++) {
+            struct timespec ts = {0, 100000000};
+            nanosleep(&ts, NULL);
+            err_clear(&err);
+            rc = client_call(sock, json_incref(req), resp, &err);
+            if (rc == 0 || strncmp(err.msg, "cannot reach", 12) != 0)
+                break; /* answered, or lost again: no second retry */
+        }
+    }
+    json_decref(req);
+    if (rc != 0) {
+        error_msg("%s", err.msg);
+        return AGENT_IO;
+    }
+    if (!json_is_true(json_object_get(*resp, "ok"))) {
+        int r = refused(*resp);
+        json_decref(*resp);
+        *resp = NULL;
+        return r;
     }
     return AGENT_OK;
 }
@@ -290,6 +344,9 @@ static const char submit_usage[] =
     "      --requeue      if the agent loses the job (its supervisor dies), run it again\n"
     "                     (a job the policy preempts always goes back to the queue; it\n"
     "                     then runs again with FLEETSIM_ATTEMPT one higher)\n"
+    "      --key KEY      idempotency key (letters, digits, . _ : -; at most 64): a\n"
+    "                     submission repeating one of yours returns the first job's id\n"
+    "                     (default: a random key; a lost reply is retried once with it)\n"
     "      --json         print {\"id\": N}\n"
     "      --socket PATH  the agent's socket (default: $FLEETSIM_AGENT_SOCKET or\n"
     "                     " AGENT_DEFAULT_SOCKET ")\n"
@@ -305,17 +362,18 @@ static int absolute(const char *cwd, const char *path, char *out, size_t len)
 
 static int cmd_submit(int argc, char **argv)
 {
-    enum { O_TEAM = 256, O_REQUEUE, O_JSON, O_SOCKET, O_CLASS };
+    enum { O_TEAM = 256, O_REQUEUE, O_JSON, O_SOCKET, O_CLASS, O_KEY };
     static const struct option opts[] = {
         {"gpus", required_argument, NULL, 'g'},   {"time", required_argument, NULL, 't'},
         {"team", required_argument, NULL, O_TEAM}, {"name", required_argument, NULL, 'J'},
         {"output", required_argument, NULL, 'o'}, {"error", required_argument, NULL, 'e'},
         {"requeue", no_argument, NULL, O_REQUEUE}, {"json", no_argument, NULL, O_JSON},
         {"socket", required_argument, NULL, O_SOCKET}, {"help", no_argument, NULL, 'h'},
-        {"class", required_argument, NULL, O_CLASS},
+        {"class", required_argument, NULL, O_CLASS}, {"key", required_argument, NULL, O_KEY},
         {NULL, 0, NULL, 0},
     };
     const char *sock = socket_default(), *team = NULL, *name = NULL, *out = NULL, *errf = NULL, *job_class = NULL;
+    const char *key = NULL;
     long long gpus = 1;
     int64_t limit_us = -1;
     int requeue = 0, json = 0, c;
@@ -334,7 +392,9 @@ static int cmd_submit(int argc, char **argv)
         case 't':
             if (config_parse_duration(optarg, &limit_us) != 0) {
                 char *end;
-                strtod(optarg, &end);
+                double v = strtod(optarg, &end);
+                if (!*end && end != optarg && v <= 0)
+                    return usage_error("submit", "time '%s' must be more than zero (e.g. 30s, 1h)", optarg);
                 if (!*end && end != optarg)
                     return usage_error("submit", "time '%s' has no unit: did you mean '%ss' or '%sm'?", optarg,
                                        optarg, optarg);
@@ -343,6 +403,12 @@ static int cmd_submit(int argc, char **argv)
             break;
         case O_TEAM: team = optarg; break;
         case O_CLASS: job_class = optarg; break;
+        case O_KEY:
+            if (!*optarg || strlen(optarg) > 64 || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                 "0123456789._:-") != strlen(optarg))
+                return usage_error("submit", "key '%s' needs 1 to 64 letters, digits, '.', '_', ':' or '-'", optarg);
+            key = optarg;
+            break;
         case 'J': name = optarg; break;
         case 'o': out = optarg; break;
         case 'e': errf = optarg; break;
@@ -394,8 +460,15 @@ static int cmd_submit(int argc, char **argv)
         if (strchr(*e, '=') && strlen(*e) < API_MAX_ARG_BYTES && json_array_size(env) < API_MAX_ENV)
             json_array_append_new(env, json_string(*e));
     json_object_set_new(job, "env", env);
+    char auto_key[48];
+    if (!key) {
+        if (random_key(auto_key, sizeof auto_key) != 0)
+            return usage_error("submit", "cannot read /dev/urandom for an idempotency key: give --key");
+        key = auto_key;
+    }
+    json_object_set_new(job, "key", json_string(key));
     json_t *resp;
-    int rc = call(sock, json_pack("{s:s, s:o}", "op", "submit", "job", job), &resp);
+    int rc = call_retrying(sock, json_pack("{s:s, s:o}", "op", "submit", "job", job), &resp);
     if (rc != AGENT_OK)
         return rc;
     if (json)
@@ -764,6 +837,11 @@ static int cmd_status(int argc, char **argv)
         printf("POLICY FAILED: %s\nrunning jobs go on; no job starts until the agent is restarted with a working "
                "policy\n",
                failed);
+    const char *store = json_string_value(json_object_get(resp, "store_unavailable"));
+    if (store)
+        printf("STATE STORE CANNOT WRITE: %s\nrunning jobs go on; no job starts and no submission is accepted until "
+               "it can (free space in the state folder; the agent resumes by itself)\n",
+               store);
     json_decref(resp);
     return AGENT_OK;
 }

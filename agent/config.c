@@ -56,6 +56,10 @@ int config_init(struct agent_config *c)
     c->health_interval_us = 10 * 1000000LL;
     c->drain_on_ecc = 1;
     c->log_level = LOGL_INFO;
+    c->require_cgroup = 1;
+    c->max_conns_per_uid = 32;
+    c->max_requests_per_uid = 50;
+    c->conn_idle_timeout_us = 10 * 1000000LL;
     memcpy(c->xid_drain, default_xids, sizeof default_xids);
     c->n_xid_drain = sizeof default_xids / sizeof *default_xids;
     return set_env_allow(c, default_env_allow, sizeof default_env_allow / sizeof *default_env_allow);
@@ -201,6 +205,10 @@ static const struct key_spec keys[] = {
     {"drain_on_xid", K_XIDS, 0, 0},
     {"drain_on_uncorrectable_ecc", K_BOOL, offsetof(struct agent_config, drain_on_ecc), 0},
     {"log_level", K_LEVEL, 0, 0},
+    {"require_cgroup", K_BOOL, offsetof(struct agent_config, require_cgroup), 0},
+    {"max_conns_per_uid", K_COUNT, offsetof(struct agent_config, max_conns_per_uid), 0},
+    {"max_requests_per_uid", K_COUNT, offsetof(struct agent_config, max_requests_per_uid), 0},
+    {"conn_idle_timeout", K_DURATION, offsetof(struct agent_config, conn_idle_timeout_us), 0},
 };
 #undef STR
 

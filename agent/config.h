@@ -43,6 +43,10 @@ struct agent_config {
     size_t n_xid_drain;
     int drain_on_ecc;
     enum log_level log_level;
+    int require_cgroup;          /* refuse to start without a usable cgroup v2 for jobs */
+    int64_t max_conns_per_uid;   /* open socket connections one uid (not root) may hold */
+    int64_t max_requests_per_uid; /* requests per second one uid (not root) may make; a burst of twice that */
+    int64_t conn_idle_timeout_us; /* a connection that sends nothing this long is closed */
 };
 
 /* Defaults: see agent/fleetsim-agent.conf. Returns 0 or -1 (memory). */

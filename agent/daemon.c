@@ -24,6 +24,7 @@
 
 #include "agent/api.h"
 #include "agent/buf.h"
+#include "agent/cgroup.h"
 #include "agent/executor.h"
 #include "agent/http.h"
 #include "agent/inventory.h"
@@ -41,7 +42,25 @@
 #define FLEETSIM_VERSION_STRING "dev"
 #endif
 
-enum { CONN_TIMEOUT_US = 10 * 1000000, MAX_CONNS = 512 };
+/* Connections: MAX_CONNS in all; ROOT_RESERVED of them only root may take
+ * (a flood by other users never locks an admin out); an HTTP connection
+ * holds one of HTTP_PENDING_MAX slots, with HTTP_HEADER_US to send its
+ * request, until its token is checked (it is answered and closed then). */
+enum {
+    MAX_CONNS = 512,
+    ROOT_RESERVED = 32,
+    HTTP_PENDING_MAX = 16,
+    HTTP_HEADER_US = 2 * 1000000,
+    UID_BUCKETS = 256,
+};
+
+/* A token bucket per uid for the request rate (max_requests_per_uid). */
+struct uid_bucket {
+    uint32_t uid;
+    int used;
+    double tokens;
+    int64_t last_us;
+};
 
 struct conn {
     int fd;
@@ -50,7 +69,7 @@ struct conn {
     struct buf in, out;
     size_t out_sent;
     int writing;
-    int64_t deadline_us;
+    int64_t deadline_us; /* closed then: idle (conn_idle_timeout) or, for HTTP, no whole request yet */
 };
 
 struct daemon {
@@ -61,6 +80,7 @@ struct daemon {
     struct scheduler sched;
     struct metrics m;
     struct record rec;
+    struct cgroup_host cg;
 
     struct agent_job **queued; /* arrival order: (submit_us, id) */
     uint32_t n_queued, cap_queued;
@@ -91,6 +111,13 @@ struct daemon {
     double start_time_s;
     char hostname[64];
     char status_text[128];
+    struct uid_bucket buckets[UID_BUCKETS];
+    /* the store cannot write (disk full, read-only, I/O error): no start, no
+     * submission until a probe write succeeds */
+    int store_bad;
+    char store_why[300];
+    int64_t next_store_probe_us;
+    int store_bad_logged_settle;
 };
 
 static int64_t now_us(void)
@@ -107,6 +134,24 @@ static void log_err(const char *msg, const struct err *e)
 }
 
 /* ---- job lists ---- */
+
+/* After a failed store write: a full or read-only store stops new work until
+ * it can write again (housekeeping probes it). Returns 1 if that is the cause. */
+static int store_trouble(struct daemon *d, const struct err *e)
+{
+    if (!store_cannot_write(d->st))
+        return 0;
+    if (!d->store_bad) {
+        d->store_bad = 1;
+        snprintf(d->store_why, sizeof d->store_why, "%.290s", e->msg);
+        log_write(LOGL_ERROR,
+                  "state store cannot write: no job starts and no submission is accepted until it can; free space "
+                  "in state_dir (the agent resumes by itself)",
+                  "error=\"%s\"", d->store_why);
+    }
+    d->next_store_probe_us = 0;
+    return 1;
+}
 
 static int list_push(struct agent_job ***list, uint32_t *n, uint32_t *cap, struct agent_job *j)
 {
@@ -260,7 +305,9 @@ static void sync_trace(struct daemon *d)
         return;
     }
     if (store_commit(d->st, &err) != 0) {
-        log_err("cannot mark jobs traced", &err);
+        int was_bad = d->store_bad;
+        if (!store_trouble(d, &err) || !was_bad) /* while it cannot write, once is enough */
+            log_err("cannot mark jobs traced", &err);
         return;
     }
     d->n_untraced = 0;
@@ -281,9 +328,30 @@ static void settle(struct daemon *d, struct agent_job *j)
     job_dir(d, j, dir, sizeof dir);
     struct executor_status es;
     int have = executor_read_status(dir, &es);
+    if (d->cg.usable) {
+        /* the supervisor removes the cgroup; if it died, nothing of the job may go on */
+        char cgp[CGROUP_PATH_MAX + 32];
+        cgroup_job_path(&d->cg, j->id, cgp, sizeof cgp);
+        int left = cgroup_count(cgp);
+        if (left > 0)
+            log_write(LOGL_WARN, "killing what is left of a job", "job=%lld processes=%d", (long long)j->id, left);
+        if (cgroup_remove(cgp) != 0)
+            log_write(LOGL_ERROR, "cannot remove a job's cgroup", "job=%lld cgroup=%s", (long long)j->id, cgp);
+    }
+    if (have == 1) {
+        j->cpu_us = es.cpu_us;
+        j->mem_peak_bytes = es.mem_peak_bytes;
+        if (es.survivors > 0)
+            log_write(LOGL_ERROR, "processes of a job survived cgroup.kill", "job=%lld processes=%d",
+                      (long long)j->id, es.survivors);
+    }
     int64_t now = now_us();
-    int back_to_queue = 0;
+    int back_to_queue = 0, not_started = 0;
     char q[JOB_REASON_MAX + 8];
+    /* what settling changes in the job, restored if the store refuses (a
+     * retry must not count an attempt or a preemption twice) */
+    struct agent_job saved = *j;
+    uint64_t saved_requeued = d->m.requeued, saved_lost = d->m.lost, saved_start_failures = d->m.start_failures;
     if (have == 1) {
         j->end_us = es.end_us > j->start_us ? es.end_us : now;
         j->exit_code = es.exit_code;
@@ -318,8 +386,11 @@ static void settle(struct daemon *d, struct agent_job *j)
     } else if (!executor_started(dir)) {
         /* no start marker: the supervisor never got the go, nothing ran */
         back_to_queue = 1;
+        not_started = 1;
         j->attempts--;
-        snprintf(j->reason, sizeof j->reason, "not started: the agent stopped before the start was released");
+        snprintf(j->reason, sizeof j->reason,
+                 "not started: the agent stopped before the start was released, or the supervisor found no room "
+                 "in state_dir");
     } else if (j->requeue) {
         back_to_queue = 1;
         d->m.requeued++;
@@ -351,7 +422,22 @@ static void settle(struct daemon *d, struct agent_job *j)
     if (err.set) {
         /* the store refused: keep the job as it was and look again later
          * (housekeeping polls supervisors that are not our children) */
-        log_err("cannot record a job's end; will retry", &err);
+        if (!store_trouble(d, &err) || !d->store_bad_logged_settle)
+            log_err("cannot record a job's end; will retry", &err);
+        d->store_bad_logged_settle = d->store_bad;
+        j->state = saved.state;
+        j->attempts = saved.attempts;
+        j->preemptions = saved.preemptions;
+        j->attained_us = saved.attained_us;
+        j->end_us = saved.end_us;
+        j->exit_code = saved.exit_code;
+        j->term_signal = saved.term_signal;
+        j->cpu_us = saved.cpu_us;
+        j->mem_peak_bytes = saved.mem_peak_bytes;
+        memcpy(j->reason, saved.reason, sizeof j->reason);
+        d->m.requeued = saved_requeued;
+        d->m.lost = saved_lost;
+        d->m.start_failures = saved_start_failures;
         j->is_child = 0;
         if (j->pidfd >= 0) {
             close(j->pidfd);
@@ -366,7 +452,10 @@ static void settle(struct daemon *d, struct agent_job *j)
     release_gpus(d, j);
     list_remove(d->running, &d->n_running, j);
     if (back_to_queue) {
-        d->dirty = 1;
+        if (not_started)
+            d->retry_pass_us = now + 1000000; /* not at once: its supervisor may have found no room */
+        else
+            d->dirty = 1;
         log_write(LOGL_WARN, "job back in the queue", "job=%lld reason=%s", (long long)j->id,
                   log_quote(q, sizeof q, j->reason));
         j->state = JOB_QUEUED;
@@ -471,6 +560,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     err_clear(&err);
     if (d->sched.failed) /* reported once when it failed; running jobs go on */
         return;
+    if (d->store_bad) /* a start must be recorded before it runs: none until the store writes */
+        return;
     if (scheduler_pass(&d->sched, pass_now, &d->inv, d->queued, visible, d->running, d->n_running, &res, &err) !=
         0) {
         if (d->sched.failed) {
@@ -486,6 +577,9 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     }
     for (uint32_t k = 0; k < res.n_preempts; k++)
         preempt_job(d, res.preempts[k], now);
+    if (res.spanning)
+        log_write(LOGL_INFO, "starts spread over nodes not carried out: a job runs on one node", "count=%u total=%llu",
+                  res.spanning, (unsigned long long)d->sched.spanning_refused);
     /* res.resumed: the deferred starts of a preempting pass go out now; as
      * in the simulator, the policy is asked again at the next event */
     log_write(LOGL_DEBUG, "pass", "at_us=%lld visible=%u running=%u starts=%u reserved=%u left_out=%u",
@@ -503,6 +597,18 @@ static void run_pass(struct daemon *d, int64_t pass_now)
         job_dir(d, j, dir, sizeof dir);
         executor_cleanup(dir); /* leftovers of an attempt that never ran */
         char *env = NULL;
+        char cgp[CGROUP_PATH_MAX + 32] = "";
+        struct err cerr;
+        err_clear(&cerr);
+        if (d->cg.usable) {
+            cgroup_job_path(&d->cg, j->id, cgp, sizeof cgp);
+            if (cgroup_job_create(cgp, &cerr) != 0) {
+                log_err("cannot create a job's cgroup", &cerr);
+                j->attempts--;
+                d->m.start_failures++;
+                continue;
+            }
+        }
         if (mkdir(dir, 0700) != 0 || !(env = job_env(d, j, res.starts[k].gpus))) {
             log_write(LOGL_ERROR, "cannot prepare a job's directory", "job=%lld dir=%s errno=%d", (long long)j->id,
                       dir, errno);
@@ -513,7 +619,7 @@ static void run_pass(struct daemon *d, int64_t pass_now)
         }
         char ob[CONFIG_PATH_MAX + 64], eb[CONFIG_PATH_MAX + 64];
         struct executor_spec spec = {dir, j->argv_json, env, j->cwd, out_path(j, ob, sizeof ob),
-                                     err_path(j, eb, sizeof eb), j->uid, j->gid, j->user, d->is_root};
+                                     err_path(j, eb, sizeof eb), j->uid, j->gid, j->user, d->is_root, cgp};
         struct err serr;
         err_clear(&serr);
         if (executor_spawn(&spec, &ps[n].pid, &ps[n].start, &ps[n].go_fd, &serr) != 0) {
@@ -573,7 +679,8 @@ static void run_pass(struct daemon *d, int64_t pass_now)
     else
         store_rollback(d->st);
     if (!ok) {
-        log_err("cannot record the pass's starts; nothing started", &err);
+        if (!store_trouble(d, &err))
+            log_err("cannot record the pass's starts; nothing started", &err);
         for (uint32_t k = 0; k < n; k++) {
             executor_abandon(ps[k].go_fd);
             ps[k].job->attempts--;
@@ -812,6 +919,16 @@ static json_t *job_json(const struct daemon *d, const struct agent_job *j, char 
     json_object_set_new(o, "class", json_string(job_class_name((enum job_class)j->job_class)));
     if (j->preemptions)
         json_object_set_new(o, "preemptions", json_integer(j->preemptions));
+    int64_t cpu_us = j->cpu_us, mem = j->mem_peak_bytes;
+    if (j->state == JOB_RUNNING && d->cg.usable) {
+        char cgp[CGROUP_PATH_MAX + 32];
+        cgroup_job_path(&d->cg, j->id, cgp, sizeof cgp);
+        cgroup_read_stats(cgp, &cpu_us, &mem);
+    }
+    if (cpu_us >= 0)
+        json_object_set_new(o, "cpu_s", json_real((double)cpu_us / 1e6));
+    if (mem >= 0)
+        json_object_set_new(o, "mem_peak_bytes", json_integer(mem));
     if (j->preempting && j->state == JOB_RUNNING)
         json_object_set_new(o, "preempting", json_true());
     if (j->cancel_requested && j->state == JOB_RUNNING)
@@ -863,6 +980,19 @@ static int64_t total_gpus(const struct daemon *d)
     return d->inv.n_gpus;
 }
 
+/* GPUs of the largest node (and its name): a local job runs on one node */
+static int64_t largest_node(const struct daemon *d, const char **name)
+{
+    int64_t best = 0;
+    *name = "";
+    for (uint32_t i = 0; i < d->inv.n_nodes; i++)
+        if (d->inv.nodes[i].n_gpus > best) {
+            best = d->inv.nodes[i].n_gpus;
+            *name = d->inv.nodes[i].name;
+        }
+    return best;
+}
+
 static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job)
 {
     char msg[512];
@@ -883,6 +1013,15 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     if (gpus > total_gpus(d)) {
         snprintf(msg, sizeof msg, "job asks for %lld GPUs; this agent has %lld", (long long)gpus,
                  (long long)total_gpus(d));
+        return api_error_line("bad_request", msg);
+    }
+    const char *big_name;
+    int64_t big = largest_node(d, &big_name);
+    if (gpus > big) {
+        snprintf(msg, sizeof msg,
+                 "job asks for %lld GPUs; the largest node here ('%.64s') has %lld: a job of this agent runs on one "
+                 "node (multi-node jobs need a Slurm backend)",
+                 (long long)gpus, big_name, (long long)big);
         return api_error_line("bad_request", msg);
     }
     int64_t limit_us = d->cfg->default_time_us;
@@ -914,9 +1053,33 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
         snprintf(msg, sizeof msg, "name '%.128s' may hold only letters, digits, '.', '_', '-' (at most 127)", name);
         return api_error_line("bad_request", msg);
     }
+    const char *key = json_string_value(json_object_get(job, "key"));
+    if (key) {
+        for (const char *p = key; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                  *p == '_' || *p == '.' || *p == ':')) {
+                snprintf(msg, sizeof msg, "key '%.64s' may hold only letters, digits, '.', '_', ':', '-'", key);
+                return api_error_line("bad_request", msg);
+            }
+        /* a repeated submission (a retry after a lost reply) gets the first job's id */
+        int64_t first = 0;
+        struct err kerr;
+        err_clear(&kerr);
+        int have = store_find_key(d->st, c->uid, key, &first, &kerr);
+        if (have < 0) {
+            log_err("cannot look up an idempotency key", &kerr);
+            return api_error_line("internal", "the agent could not read its state store; try again");
+        }
+        if (have) {
+            log_write(LOGL_INFO, "repeated submission", "job=%lld uid=%u", (long long)first, c->uid);
+            return ok_line(json_pack("{s:I, s:b}", "id", (json_int_t)first, "repeated", 1));
+        }
+    }
     struct agent_job *j = job_new();
     if (!j)
         return api_error_line("internal", "out of memory");
+    if (key)
+        snprintf(j->idem_key, sizeof j->idem_key, "%s", key);
     j->uid = c->uid;
     j->gid = c->gid;
     user_name(c->uid, j->user, sizeof j->user);
@@ -935,16 +1098,16 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     for (size_t i = 0; given && i < json_array_size(given); i++) {
         const char *kv = json_string_value(json_array_get(given, i));
         const char *eq = strchr(kv, '=');
-        char key[256];
+        char name_buf[256];
         size_t kl = (size_t)(eq - kv);
-        if (kl >= sizeof key)
+        if (kl >= sizeof name_buf)
             continue;
-        memcpy(key, kv, kl);
-        key[kl] = '\0';
-        if (strcmp(key, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(key, "NVIDIA_VISIBLE_DEVICES") == 0 ||
-            strncmp(key, "FLEETSIM_", 9) == 0 || strncmp(key, "LD_", 3) == 0)
+        memcpy(name_buf, kv, kl);
+        name_buf[kl] = '\0';
+        if (strcmp(name_buf, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(name_buf, "NVIDIA_VISIBLE_DEVICES") == 0 ||
+            strncmp(name_buf, "FLEETSIM_", 9) == 0 || strncmp(name_buf, "LD_", 3) == 0)
             continue;
-        if (config_env_allowed(d->cfg, key))
+        if (config_env_allowed(d->cfg, name_buf))
             json_array_append_new(env, json_string(kv));
     }
     j->env_json = json_dumps(env, JSON_COMPACT);
@@ -966,6 +1129,14 @@ static char *op_submit(struct daemon *d, const struct api_caller *c, json_t *job
     if (store_begin(d->st, &err) != 0 || store_insert_job(d->st, j, &err) != 0 ||
         store_add_event(d->st, j->submit_us, j->id, "submitted", "", &err) != 0 || store_commit(d->st, &err) != 0) {
         store_rollback(d->st);
+        if (store_trouble(d, &err)) {
+            job_free(j);
+            snprintf(msg, sizeof msg,
+                     "state store full or read-only (%.200s): the agent accepts no job until it can write; free "
+                     "space in '%.100s' and submit again (the agent resumes by itself)",
+                     err.msg, d->cfg->state_dir);
+            return api_error_line("store_unavailable", msg);
+        }
         log_err("cannot record a submission", &err);
         job_free(j);
         return api_error_line("internal", "the agent could not record the job (state store error); try again");
@@ -1170,7 +1341,8 @@ static char *op_nodes(struct daemon *d)
             }
             json_array_append_new(gpus, o);
         }
-        const char *state = nd->drained ? "draining" : (drained == nd->n_gpus ? "down" : "up");
+        /* draining while jobs still run on it, drained once it is idle */
+        const char *state = nd->drained ? (used > 0 ? "draining" : "drained") : (drained == nd->n_gpus ? "down" : "up");
         json_t *n = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:o}", "name", nd->name, "state", state, "gpus",
                               nd->n_gpus, "free", free_n, "allocated", used, "drained", drained, "gpu_list", gpus);
         if (nd->drained)
@@ -1197,6 +1369,10 @@ static char *op_drain(struct daemon *d, const struct api_caller *c, const char *
         return api_error_line("not_found", msg);
     }
     const char *key = node >= 0 ? d->inv.nodes[node].name : d->inv.gpus[gpu].uuid;
+    if (!drain && !(node >= 0 ? d->inv.nodes[node].drained : d->inv.gpus[gpu].drained)) {
+        snprintf(msg, sizeof msg, "'%.128s' is not drained: nothing to resume", target);
+        return api_error_line("conflict", msg);
+    }
     char why[INV_REASON_MAX];
     snprintf(why, sizeof why, "%s", reason && *reason ? reason : (drain ? "drained by an admin" : ""));
     int64_t now = now_us();
@@ -1244,6 +1420,8 @@ static char *handle_request(struct daemon *d, const struct api_caller *c, const 
                               (json_int_t)d->n_queued, "running", (json_int_t)d->n_running);
         if (o && d->sched.failed)
             json_object_set_new(o, "policy_failed", json_string(d->sched.failure));
+        if (o && d->store_bad)
+            json_object_set_new(o, "store_unavailable", json_string(d->store_why));
         out = ok_line(o);
         break;
     }
@@ -1279,7 +1457,8 @@ static void render_metrics(struct daemon *d, struct buf *out)
     for (uint32_t i = 0; i < d->n_queued; i++)
         qg += d->queued[i]->gpus;
     struct metrics_view v = {&d->inv,      d->gpu_job,  d->nvml,        &d->sched,           d->n_queued,
-                             d->n_running, qg,          d->start_time_s, d->hostname,        FLEETSIM_VERSION_STRING};
+                             d->n_running, qg,          d->start_time_s, d->hostname,        FLEETSIM_VERSION_STRING,
+                             d->running,   d->n_running, &d->cg};
     metrics_render(out, &d->m, &v);
 }
 
@@ -1293,11 +1472,48 @@ static void conn_close(struct daemon *d, uint32_t i)
     d->conns[i] = d->conns[--d->n_conns];
 }
 
+/* Refuses a connection with one line (best effort: the socket is non-blocking). */
+static void conn_refuse(struct daemon *d, int fd, const char *why)
+{
+    char *line = api_error_line("busy", why);
+    if (line)
+        (void)!send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
+    free(line);
+    close(fd);
+    d->m.conn_refused++;
+}
+
 static void conn_add(struct daemon *d, int fd, int http, const struct api_caller *caller)
 {
     if (d->n_conns >= MAX_CONNS) {
         close(fd);
+        d->m.conn_refused++;
         return;
+    }
+    char msg[160];
+    if (http) {
+        uint32_t pending = 0;
+        for (uint32_t i = 0; i < d->n_conns; i++)
+            pending += d->conns[i].http;
+        if (pending >= HTTP_PENDING_MAX || d->n_conns >= MAX_CONNS - ROOT_RESERVED) {
+            close(fd);
+            d->m.conn_refused++;
+            return;
+        }
+    } else if (caller && caller->uid != 0) {
+        if (d->n_conns >= MAX_CONNS - ROOT_RESERVED) {
+            conn_refuse(d, fd, "the agent has too many connections open; try again");
+            return;
+        }
+        int64_t mine = 0;
+        for (uint32_t i = 0; i < d->n_conns; i++)
+            mine += !d->conns[i].http && d->conns[i].caller.uid == caller->uid;
+        if (mine >= d->cfg->max_conns_per_uid) {
+            snprintf(msg, sizeof msg, "uid %u has %lld connections open (max_conns_per_uid); close some", caller->uid,
+                     (long long)mine);
+            conn_refuse(d, fd, msg);
+            return;
+        }
     }
     struct conn *c = &d->conns[d->n_conns++];
     memset(c, 0, sizeof *c);
@@ -1307,7 +1523,39 @@ static void conn_add(struct daemon *d, int fd, int http, const struct api_caller
         c->caller = *caller;
     buf_init(&c->in);
     buf_init(&c->out);
-    c->deadline_us = now_us() + CONN_TIMEOUT_US;
+    int64_t idle = d->cfg->conn_idle_timeout_us;
+    c->deadline_us = now_us() + (http && HTTP_HEADER_US < idle ? HTTP_HEADER_US : idle);
+}
+
+/* May uid make one more request now? root always may. */
+static int rate_allows(struct daemon *d, uint32_t uid)
+{
+    if (uid == 0 || d->cfg->max_requests_per_uid <= 0)
+        return 1;
+    int64_t now = now_us();
+    double rate = (double)d->cfg->max_requests_per_uid, burst = 2 * rate;
+    struct uid_bucket *b = NULL, *oldest = &d->buckets[0];
+    for (int i = 0; i < UID_BUCKETS; i++) {
+        struct uid_bucket *x = &d->buckets[i];
+        if (x->used && x->uid == uid) {
+            b = x;
+            break;
+        }
+        if (!x->used || (oldest->used && x->last_us < oldest->last_us))
+            oldest = x;
+    }
+    if (!b) {
+        b = oldest;
+        *b = (struct uid_bucket){uid, 1, burst, now};
+    }
+    b->tokens += (double)(now - b->last_us) / 1e6 * rate;
+    if (b->tokens > burst)
+        b->tokens = burst;
+    b->last_us = now;
+    if (b->tokens < 1)
+        return 0;
+    b->tokens -= 1;
+    return 1;
 }
 
 static void http_dispatch(struct daemon *d, struct conn *c, const struct http_request *req)
@@ -1367,6 +1615,8 @@ static int conn_read(struct daemon *d, struct conn *c)
             return -1;
         if (buf_append(&c->in, chunk, (size_t)n) != 0)
             return -1;
+        if (!c->http)
+            c->deadline_us = now_us() + d->cfg->conn_idle_timeout_us;
         if (c->in.len > API_MAX_REQUEST + HTTP_MAX_HEADER + 1)
             break;
     }
@@ -1393,6 +1643,14 @@ static int conn_read(struct daemon *d, struct conn *c)
             buf_puts(&c->out, line ? line : "");
             free(line);
             d->m.api_error++;
+        } else if (!rate_allows(d, c->caller.uid)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "uid %u makes more than %lld requests a second (max_requests_per_uid); try again",
+                     c->caller.uid, (long long)d->cfg->max_requests_per_uid);
+            char *line = api_error_line("busy", msg);
+            buf_puts(&c->out, line ? line : "");
+            free(line);
+            d->m.rate_limited++;
         } else {
             char *line = handle_request(d, &c->caller, c->in.data, (size_t)(nl - c->in.data));
             buf_puts(&c->out, line ? line : "{\"ok\":false,\"code\":\"internal\",\"error\":\"out of memory\"}\n");
@@ -1670,8 +1928,20 @@ static void sweep_job_dirs(struct daemon *d)
 static int lock_state_dir(struct daemon *d, struct err *err)
 {
     char path[CONFIG_PATH_MAX + 32];
-    if (mkdir(d->cfg->state_dir, 0755) != 0 && errno != EEXIST)
+    if (mkdir(d->cfg->state_dir, 0700) != 0 && errno != EEXIST)
         return err_set(err, NULL, 0, 0, "cannot create state_dir '%s': %s", d->cfg->state_dir, strerror(errno));
+    /* the store keeps every job's argv and environment: owner-only, also
+     * for a folder an older agent (or StateDirectoryMode=0755) created */
+    struct stat sb;
+    if (stat(d->cfg->state_dir, &sb) != 0)
+        return err_set(err, NULL, 0, 0, "cannot read state_dir '%s': %s", d->cfg->state_dir, strerror(errno));
+    if ((sb.st_mode & 077) != 0 && sb.st_uid == geteuid()) {
+        if (chmod(d->cfg->state_dir, 0700) != 0)
+            return err_set(err, NULL, 0, 0, "cannot make state_dir '%s' private (chmod 700): %s", d->cfg->state_dir,
+                           strerror(errno));
+        log_write(LOGL_WARN, "state_dir was readable by others; made it owner-only", "state_dir=%s old_mode=%03o",
+                  d->cfg->state_dir, (unsigned)(sb.st_mode & 0777));
+    }
     snprintf(path, sizeof path, "%s/agent.lock", d->cfg->state_dir);
     d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (d->lock_fd < 0)
@@ -1705,6 +1975,35 @@ static int load_inventory(struct daemon *d, struct err *err)
     return 0;
 }
 
+/* A name for this agent's cgroup folder when it is not delegated one:
+ * stable for a state folder (jobs survive restarts), distinct between agents. */
+static void cgroup_tag(const char *state_dir, char *out, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = state_dir; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(out, len, "%016llx", (unsigned long long)h);
+}
+
+static int setup_cgroup(struct daemon *d, struct err *err)
+{
+    char tag[32], real[CONFIG_PATH_MAX];
+    cgroup_tag(realpath(d->cfg->state_dir, real) ? real : d->cfg->state_dir, tag, sizeof tag);
+    cgroup_host_init(&d->cg, tag, NULL, NULL);
+    if (d->cg.usable) {
+        log_write(LOGL_INFO, "jobs run in cgroups", "cgroup2=%s base=%s", d->cg.mount, d->cg.base);
+        return 0;
+    }
+    if (d->cfg->require_cgroup)
+        return err_set(err, NULL, 0, 0,
+                       "no usable cgroup v2 for jobs: %s; run the agent as root under systemd with Delegate=yes "
+                       "(see fleetsim-agent(8)), or set 'require_cgroup = no' to run jobs uncontained",
+                       d->cg.why);
+    log_write(LOGL_WARN, "jobs run without cgroups (require_cgroup = no): a process a job detaches can outlive it",
+              "why=\"%s\"", d->cg.why);
+    return 0;
+}
+
 static int setup(struct daemon *d, struct err *err)
 {
     d->own_uid = getuid();
@@ -1714,6 +2013,8 @@ static int setup(struct daemon *d, struct err *err)
     d->hostname[sizeof d->hostname - 1] = '\0';
     d->start_time_s = (double)now_us() / 1e6;
     if (lock_state_dir(d, err) != 0 || load_inventory(d, err) != 0)
+        return -1;
+    if (setup_cgroup(d, err) != 0)
         return -1;
     d->gpu_job = calloc(d->inv.n_gpus ? d->inv.n_gpus : 1, sizeof *d->gpu_job);
     if (!d->gpu_job)
@@ -1834,6 +2135,10 @@ static void teardown(struct daemon *d)
     nvml_close(d->nvml);
     inventory_release(&d->inv);
     workload_release(&d->names);
+    /* our own folder under the root cgroup goes when no job cgroup is left
+     * in it (a running job's keeps it, for the next start to re-adopt) */
+    if (d->cg.usable && !d->cg.moved)
+        (void)rmdir(d->cg.base);
     if (d->lock_fd >= 0)
         close(d->lock_fd);
 }
@@ -1841,6 +2146,20 @@ static void teardown(struct daemon *d)
 static void housekeeping(struct daemon *d, int64_t now)
 {
     check_timers(d, now);
+    if (d->store_bad && now >= d->next_store_probe_us) {
+        struct err perr;
+        err_clear(&perr);
+        store_clear_error(d->st);
+        store_checkpoint(d->st); /* space back? fold the WAL into the database first */
+        if (store_meta_set(d->st, "store_probe_us", now, &perr) == 0) {
+            d->store_bad = 0;
+            d->store_bad_logged_settle = 0;
+            d->dirty = 1;
+            log_write(LOGL_INFO, "state store writes again: resuming", "was=\"%s\"", d->store_why);
+            d->store_why[0] = '\0';
+        }
+        d->next_store_probe_us = now + 1000000;
+    }
     if (now >= d->next_sync_us) {
         sync_trace(d);
         d->next_sync_us = now + 1000000;

@@ -1,6 +1,7 @@
 /* _GNU_SOURCE: pipe2, syscall(SYS_pidfd_open), initgroups/setgroups. */
 #define _GNU_SOURCE
 #include "agent/executor.h"
+#include "agent/cgroup.h"
 #include "sim/buffers.h"
 
 #include <dirent.h>
@@ -96,6 +97,7 @@ int executor_spawn(const struct executor_spec *spec, pid_t *pid, int64_t *start,
     json_object_set_new(o, "gid", json_integer(spec->gid));
     json_object_set_new(o, "user", json_string(spec->user));
     json_object_set_new(o, "switch_user", json_boolean(spec->switch_user));
+    json_object_set_new(o, "cgroup", json_string(spec->cgroup ? spec->cgroup : ""));
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!text)
@@ -191,6 +193,9 @@ int executor_read_status(const char *dir, struct executor_status *st)
     st->exit_code = json_is_integer(v = json_object_get(o, "exit")) ? (int)json_integer_value(v) : -1;
     st->term_signal = json_is_integer(v = json_object_get(o, "signal")) ? (int)json_integer_value(v) : 0;
     st->end_us = json_is_integer(v = json_object_get(o, "end_us")) ? json_integer_value(v) : now_us();
+    st->cpu_us = json_is_integer(v = json_object_get(o, "cpu_us")) ? json_integer_value(v) : -1;
+    st->mem_peak_bytes = json_is_integer(v = json_object_get(o, "mem_peak_bytes")) ? json_integer_value(v) : -1;
+    st->survivors = json_is_integer(v = json_object_get(o, "survivors")) ? (int)json_integer_value(v) : 0;
     if (json_is_string(v = json_object_get(o, "error")))
         snprintf(st->error, sizeof st->error, "%s", json_string_value(v));
     json_decref(o);
@@ -260,9 +265,61 @@ static char *read_line_fd(int fd)
     return NULL;
 }
 
-static void write_status(const char *dir, int exit_code, int sig, const char *error)
+struct cg_figures {
+    int64_t cpu_us, mem_peak_bytes;
+    int survivors;
+};
+
+enum { STATUS_RESERVED_BYTES = 4096 };
+
+/* The status file's space is taken before the job runs (status.tmp, filled
+ * with blanks): on a full disk the end is still written, in place, so a job
+ * that ended is never taken for one whose supervisor died (which a --requeue
+ * job would run again). Returns 0, or -1 if the space cannot be had. */
+static int reserve_status(const char *dir)
+{
+    char tmp[4200];
+    join(tmp, sizeof tmp, dir, "status.tmp");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    char blank[STATUS_RESERVED_BYTES];
+    memset(blank, ' ', sizeof blank);
+    blank[sizeof blank - 1] = '\n';
+    int rc = buffers_write_all(fd, blank, sizeof blank) == 0 && fsync(fd) == 0 ? 0 : -1;
+    close(fd);
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* Writes the status into the reserved status.tmp (no new blocks needed),
+ * fsyncs, renames it to status. Returns 0 or -1. */
+static int write_status_once(const char *dir, const char *text)
+{
+    char tmp[4200], path[4200];
+    join(tmp, sizeof tmp, dir, "status.tmp");
+    join(path, sizeof path, dir, "status");
+    size_t n = strlen(text);
+    if (n + 1 > STATUS_RESERVED_BYTES)
+        n = STATUS_RESERVED_BYTES - 1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    int rc = pwrite(fd, text, n, 0) == (ssize_t)n && fsync(fd) == 0 ? 0 : -1;
+    close(fd);
+    return rc == 0 ? rename(tmp, path) : -1;
+}
+
+static void write_status(const char *dir, int exit_code, int sig, const char *error, const struct cg_figures *cf)
 {
     json_t *o = json_object();
+    if (cf && cf->cpu_us >= 0)
+        json_object_set_new(o, "cpu_us", json_integer(cf->cpu_us));
+    if (cf && cf->mem_peak_bytes >= 0)
+        json_object_set_new(o, "mem_peak_bytes", json_integer(cf->mem_peak_bytes));
+    if (cf && cf->survivors > 0)
+        json_object_set_new(o, "survivors", json_integer(cf->survivors));
     if (exit_code >= 0)
         json_object_set_new(o, "exit", json_integer(exit_code));
     json_object_set_new(o, "signal", json_integer(sig));
@@ -271,21 +328,15 @@ static void write_status(const char *dir, int exit_code, int sig, const char *er
         json_object_set_new(o, "error", json_string(error));
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    char tmp[4200], path[4200];
-    join(tmp, sizeof tmp, dir, "status.tmp");
-    join(path, sizeof path, dir, "status");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd >= 0 && text) {
-        size_t n = strlen(text);
-        text[n] = '\n';
-        if (buffers_write_all(fd, text, n + 1) == 0 && fsync(fd) == 0) {
-            close(fd);
-            fd = -1;
-            rename(tmp, path);
-        }
+    if (!text)
+        return;
+    /* the agent must learn how the job ended: keep trying (a disk that is
+     * full even for the reserved file, an I/O error) rather than exit
+     * without a status, which would read as a lost job */
+    for (unsigned delay_ms = 100; write_status_once(dir, text) != 0; delay_ms = delay_ms < 5000 ? delay_ms * 2 : 5000) {
+        struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
     }
-    if (fd >= 0)
-        close(fd);
     free(text);
 }
 
@@ -301,12 +352,16 @@ static void child_fail(int report, const char *step)
 
 static int open_output(const char *path)
 {
-    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0644);
+    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0600); /* a job's output may echo its secrets */
 }
 
 static void run_child(json_t *spec, char **argv, char **envp, int report)
 {
     setpgid(0, 0);
+    /* into the job's cgroup while still root: everything it forks stays there */
+    const char *cg = json_string_value(json_object_get(spec, "cgroup"));
+    if (cg && *cg && cgroup_join(cg) != 0)
+        child_fail(report, "joining the job's cgroup");
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             signal(sig, SIG_DFL);
@@ -408,11 +463,19 @@ int executor_supervise_main(void)
         json_decref(spec);
         return 2;
     }
+    /* no room for the status or the marker: exit without running (no
+     * marker: the agent puts the job back in the queue) */
+    if (reserve_status(dir) != 0) {
+        json_decref(spec);
+        return 2;
+    }
     char marker[4200];
     join(marker, sizeof marker, dir, "started");
     int mfd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (mfd < 0) {
-        write_status(dir, -1, 0, "cannot create the start marker");
+    if (mfd < 0 || fsync(mfd) != 0) {
+        if (mfd >= 0)
+            close(mfd);
+        unlink(marker);
         json_decref(spec);
         return 2;
     }
@@ -421,7 +484,7 @@ int executor_supervise_main(void)
     size_t na = json_array_size(jargv), ne = json_array_size(jenv);
     char **argv = calloc(na + 1, sizeof *argv), **envp = calloc(ne + 1, sizeof *envp);
     if (!argv || !envp) {
-        write_status(dir, -1, 0, "out of memory");
+        write_status(dir, -1, 0, "out of memory", NULL);
         return 2;
     }
     for (size_t i = 0; i < na; i++)
@@ -431,12 +494,12 @@ int executor_supervise_main(void)
 
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
-        write_status(dir, -1, 0, "cannot create a pipe");
+        write_status(dir, -1, 0, "cannot create a pipe", NULL);
         return 2;
     }
     pid_t child = fork();
     if (child < 0) {
-        write_status(dir, -1, 0, "cannot fork the job");
+        write_status(dir, -1, 0, "cannot fork the job", NULL);
         return 2;
     }
     if (child == 0) {
@@ -457,6 +520,9 @@ int executor_supervise_main(void)
     error[el] = '\0';
     close(report[0]);
 
+    const char *cg = json_string_value(json_object_get(spec, "cgroup"));
+    if (cg && !*cg)
+        cg = NULL;
     int status = 0;
     for (;;) {
         siginfo_t info;
@@ -465,8 +531,12 @@ int executor_supervise_main(void)
             continue;
         if (sig == SIGUSR1) {
             kill(-child, SIGKILL);
+            if (cg)
+                cgroup_kill(cg, 0);
         } else if (sig != SIGCHLD) {
             kill(-child, SIGTERM);
+            if (cg)
+                cgroup_signal(cg, SIGTERM); /* the ones that left the group (setsid) too */
         } else {
             /* peek first: while the leader is an unreaped zombie its pid,
              * and so the group id, cannot be reused by anyone else */
@@ -482,7 +552,16 @@ int executor_supervise_main(void)
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     int termsig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    write_status(dir, el ? -1 : code, termsig, error);
+    struct cg_figures cf = {-1, -1, 0};
+    if (cg) {
+        /* nothing of the job outlives it: setsid'd and double-forked
+         * processes are still in its cgroup */
+        cf.survivors = cgroup_kill(cg, 10000000);
+        cgroup_read_stats(cg, &cf.cpu_us, &cf.mem_peak_bytes);
+        if (cf.survivors == 0)
+            cgroup_remove(cg);
+    }
+    write_status(dir, el ? -1 : code, termsig, error, &cf);
     free(argv);
     free(envp);
     json_decref(spec);

@@ -23,9 +23,13 @@
  * stdin from /dev/null and stdout/stderr appended to its files, with exactly
  * the environment given (CUDA_VISIBLE_DEVICES included); when the agent is
  * root it runs as the submitting user (setgid, initgroups, setuid, checked).
- * SIGTERM to the supervisor is passed to the job's group; SIGUSR1 becomes
- * SIGKILL of the group. When the command exits, the supervisor kills what is
- * left of the group and writes `status` (exit code, signal, end time)
+ * With a cgroup (cgroup.h) the child joins it before switching user.
+ * SIGTERM to the supervisor is passed to the job's group and every process
+ * in its cgroup; SIGUSR1 becomes SIGKILL of the group and cgroup.kill. When
+ * the command exits, the supervisor kills what is left of the group and of
+ * the cgroup (setsid and double-fork escapes included), reads the cgroup's
+ * CPU time and peak memory, removes it, and writes `status` (exit code,
+ * signal, end time, figures)
  * atomically into the job's directory, then exits. The agent learns of that
  * through SIGCHLD, or through a pidfd for supervisors it re-adopted after a
  * restart, and reads the status file.
@@ -47,6 +51,7 @@ struct executor_spec {
     uint32_t uid, gid;
     const char *user;
     int switch_user; /* setgid/initgroups/setuid before exec */
+    const char *cgroup; /* the job's cgroup v2 folder (exists), "" or NULL = none */
 };
 
 struct executor_status {
@@ -54,6 +59,9 @@ struct executor_status {
     int term_signal; /* 0 = none */
     int64_t end_us;
     char error[256]; /* why it could not start, "" if it did */
+    int64_t cpu_us;         /* CPU time of the job's cgroup, -1 unknown */
+    int64_t mem_peak_bytes; /* its memory.peak, -1 unknown */
+    int survivors;          /* processes left in its cgroup after the kill (0) */
 };
 
 /* Forks the supervisor; on success sets *pid, *start (its /proc start time)

@@ -174,7 +174,8 @@ void http_respond(struct buf *out, int status, const char *content_type, const c
 
 int http_authorized(const char *authorization, const char *token)
 {
-    if (!token || !*token || strncmp(authorization, "Bearer ", 7) != 0)
+    /* the scheme is case-insensitive (RFC 9110 11.1): "bearer" is Bearer too */
+    if (!token || !*token || strncasecmp(authorization, "Bearer ", 7) != 0)
         return 0;
     const char *given = authorization + 7;
     size_t gl = strlen(given), tl = strlen(token);

@@ -13,6 +13,7 @@ struct agent_job *job_new(void)
         return NULL;
     j->start_us = j->end_us = j->first_start_us = -1;
     j->reserved_us = -1;
+    j->cpu_us = j->mem_peak_bytes = -1;
     j->exit_code = -1;
     j->pidfd = -1;
     j->user_index = j->team_index = -1;

@@ -41,6 +41,9 @@ struct agent_job {
     int64_t attained_us; /* GPU microseconds (GPUs x time run) of its earlier attempts */
     int32_t preemptions; /* times the policy preempted it */
     int64_t first_start_us; /* its first attempt's start, -1 = not yet: the start a replay compares */
+    int64_t cpu_us;         /* CPU time of its last attempt's cgroup, -1 = unknown */
+    int64_t mem_peak_bytes; /* peak memory of its last attempt's cgroup, -1 = unknown */
+    char idem_key[72];      /* the submitter's idempotency key, "" = none */
 
     /* in memory only */
     int32_t *gpu_idx; /* allocated GPUs (inventory indices) while running */

@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,6 +176,9 @@ static int cmd_run(int argc, char **argv)
         return AGENT_USAGE;
     }
     log_set_level(cfg.log_level);
+    /* everything the agent writes (store, trace, job folders) holds other
+     * users' command lines and environments: owner-only from the start */
+    umask(077);
     struct err err;
     err_clear(&err);
     rc = daemon_run(&cfg, &err);
@@ -299,6 +303,25 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fputs(main_usage, stderr);
         return AGENT_USAGE;
+    }
+    /* `fleetsim-agent --socket PATH show 3`: a leading --socket is moved
+     * after the command, where the commands parse it */
+    char **moved = NULL;
+    if (argc >= 3 && (strcmp(argv[1], "--socket") == 0 || strncmp(argv[1], "--socket=", 9) == 0)) {
+        int n_opt = strcmp(argv[1], "--socket") == 0 ? 2 : 1;
+        if (argc > n_opt + 1) {
+            moved = calloc((size_t)argc + 1, sizeof *moved);
+            if (moved) {
+                int k = 0;
+                moved[k++] = argv[0];
+                moved[k++] = argv[n_opt + 1];
+                for (int i = 1; i <= n_opt; i++)
+                    moved[k++] = argv[i];
+                for (int i = n_opt + 2; i < argc; i++)
+                    moved[k++] = argv[i];
+                argv = moved;
+            }
+        }
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {

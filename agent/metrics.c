@@ -55,6 +55,9 @@ static void gpu_labels(struct buf *o, const struct metrics_view *v, uint32_t gi)
     label_value(o, g->model);
     buf_puts(o, "\",Hostname=\"");
     label_value(o, v->inv->nodes[g->node].name);
+    /* dcgm-exporter's convention (its hpc-job mapping): the job using the GPU */
+    if (v->gpu_job[gi])
+        buf_printf(o, "\",hpc_job=\"%lld", (long long)v->gpu_job[gi]);
     buf_puts(o, "\"}");
 }
 
@@ -79,8 +82,15 @@ static void render_dcgm(struct buf *o, const struct metrics_view *v)
     struct gpu_sample samples[INV_MAX_NODE_GPUS];
     if (n > INV_MAX_NODE_GPUS)
         n = INV_MAX_NODE_GPUS;
-    for (uint32_t i = 0; i < n; i++)
-        nvml_sample(v->nvml, i, &samples[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        if (v->nvml) {
+            nvml_sample(v->nvml, i, &samples[i]);
+        } else {
+            /* a fake inventory: its memory size, the rest 0 (no device to ask) */
+            const struct inv_gpu *g = &v->inv->gpus[i];
+            samples[i] = (struct gpu_sample){0, (int64_t)(g->memory_bytes >> 20), 0, 0, 0.0, 0, 0, 0};
+        }
+    }
     for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
         int any = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -111,8 +121,7 @@ static void render_dcgm(struct buf *o, const struct metrics_view *v)
 
 int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_view *v)
 {
-    if (v->nvml)
-        render_dcgm(o, v);
+    render_dcgm(o, v);
 
     family(o, "fleetsim_build_info", "gauge", "The agent's version and policy; always 1.");
     buf_puts(o, "fleetsim_build_info{version=\"");
@@ -143,6 +152,7 @@ int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_
     buf_printf(o, "fleetsim_gpus{state=\"free\"} %lld\nfleetsim_gpus{state=\"allocated\"} %lld\n"
                   "fleetsim_gpus{state=\"drained\"} %lld\n",
                (long long)n_free, (long long)n_alloc, (long long)n_drained);
+    /* the drain's reason is free text: it is in `nodes`, never in a label */
     family(o, "fleetsim_gpu_drained", "gauge", "1 if the GPU is drained (by an admin or a health rule).");
     for (uint32_t i = 0; i < v->inv->n_gpus; i++) {
         const struct inv_gpu *g = &v->inv->gpus[i];
@@ -150,9 +160,49 @@ int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_
         label_value(o, v->inv->nodes[g->node].name);
         buf_printf(o, "\",gpu=\"%d\",UUID=\"", g->local_index);
         label_value(o, g->uuid);
-        buf_printf(o, "\",reason=\"");
-        label_value(o, g->drained ? g->drain_reason : "");
         buf_printf(o, "\"} %d\n", g->drained);
+    }
+    family(o, "fleetsim_gpu_drained_by_health", "gauge", "1 if a health rule (XID, ECC) drained the GPU.");
+    for (uint32_t i = 0; i < v->inv->n_gpus; i++) {
+        const struct inv_gpu *g = &v->inv->gpus[i];
+        buf_puts(o, "fleetsim_gpu_drained_by_health{node=\"");
+        label_value(o, v->inv->nodes[g->node].name);
+        buf_printf(o, "\",gpu=\"%d\",UUID=\"", g->local_index);
+        label_value(o, g->uuid);
+        buf_printf(o, "\"} %d\n", g->drained && g->auto_drained);
+    }
+    family(o, "fleetsim_gpu_job", "gauge", "The id of the job running on the GPU, 0 if none.");
+    for (uint32_t i = 0; i < v->inv->n_gpus; i++) {
+        const struct inv_gpu *g = &v->inv->gpus[i];
+        buf_puts(o, "fleetsim_gpu_job{node=\"");
+        label_value(o, v->inv->nodes[g->node].name);
+        buf_printf(o, "\",gpu=\"%d\",UUID=\"", g->local_index);
+        label_value(o, g->uuid);
+        buf_printf(o, "\"} %lld\n", (long long)v->gpu_job[i]);
+    }
+    if (v->cg && v->cg->usable && v->n_running_jobs) {
+        family(o, "fleetsim_job_cpu_seconds_total", "counter", "CPU time of a running job's cgroup (cpu.stat).");
+        for (uint32_t k = 0; k < v->n_running_jobs; k++) {
+            char cgp[CGROUP_PATH_MAX + 32];
+            int64_t cpu_us, mem;
+            cgroup_job_path(v->cg, v->running_jobs[k]->id, cgp, sizeof cgp);
+            if (cgroup_read_stats(cgp, &cpu_us, &mem) == 0 && cpu_us >= 0)
+                buf_printf(o, "fleetsim_job_cpu_seconds_total{hpc_job=\"%lld\"} %.6f\n",
+                           (long long)v->running_jobs[k]->id, (double)cpu_us / 1e6);
+        }
+        int any = 0;
+        for (uint32_t k = 0; k < v->n_running_jobs; k++) {
+            char cgp[CGROUP_PATH_MAX + 32];
+            int64_t cpu_us, mem;
+            cgroup_job_path(v->cg, v->running_jobs[k]->id, cgp, sizeof cgp);
+            if (cgroup_read_stats(cgp, &cpu_us, &mem) != 0 || mem < 0)
+                continue;
+            if (!any++)
+                family(o, "fleetsim_job_memory_peak_bytes", "gauge",
+                       "Peak memory of a running job's cgroup (memory.peak, where the memory controller is on).");
+            buf_printf(o, "fleetsim_job_memory_peak_bytes{hpc_job=\"%lld\"} %lld\n", (long long)v->running_jobs[k]->id,
+                       (long long)mem);
+        }
     }
     family(o, "fleetsim_gpu_last_xid", "gauge", "The last XID the GPU reported, 0 if none.");
     for (uint32_t i = 0; i < v->inv->n_gpus; i++) {
@@ -219,5 +269,12 @@ int metrics_render(struct buf *o, const struct metrics *m, const struct metrics_
     buf_printf(o, "fleetsim_api_requests_total{result=\"error\"} %llu\n", (unsigned long long)m->api_error);
     buf_printf(o, "fleetsim_api_requests_total{result=\"unauthorized\"} %llu\n",
                (unsigned long long)m->http_unauthorized);
+    buf_printf(o, "fleetsim_api_requests_total{result=\"rate_limited\"} %llu\n", (unsigned long long)m->rate_limited);
+    family(o, "fleetsim_connections_refused_total", "counter",
+           "Connections closed at once: per-uid or total limits, or too many HTTP requests pending.");
+    buf_printf(o, "fleetsim_connections_refused_total %llu\n", (unsigned long long)m->conn_refused);
+    family(o, "fleetsim_starts_spanning_nodes_total", "counter",
+           "Starts the policy spread over several nodes, not carried out (a local job runs on one node).");
+    buf_printf(o, "fleetsim_starts_spanning_nodes_total %llu\n", (unsigned long long)v->sched->spanning_refused);
     return o->oom ? -1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "agent/buf.h"
+#include "agent/cgroup.h"
 #include "agent/inventory.h"
 #include "agent/job.h"
 #include "agent/nvml.h"
@@ -32,6 +33,7 @@ struct metrics {
     uint64_t preempted; /* attempts stopped by the policy */
     uint64_t adopted;
     uint64_t api_ok, api_error, http_unauthorized;
+    uint64_t conn_refused, rate_limited; /* connections refused (limits), requests refused (rate) */
     uint64_t auto_drains;
     uint64_t wait_bucket[METRICS_WAIT_BUCKETS]; /* non-cumulative counts per bucket, last = +Inf */
     uint64_t wait_count;
@@ -49,6 +51,10 @@ struct metrics_view {
     double start_time_s;
     const char *hostname;
     const char *version;
+    /* per-job cgroup figures (running jobs); n_running_jobs 0 = none */
+    struct agent_job *const *running_jobs;
+    uint32_t n_running_jobs;
+    const struct cgroup_host *cg; /* NULL or not usable: no per-job figures */
 };
 
 void metrics_init(struct metrics *m);

@@ -52,10 +52,13 @@ int record_open(struct record *r, const char *path, int64_t epoch_s, uint32_t n_
     record_close(r);
     snprintf(r->path, sizeof r->path, "%s", path);
     r->epoch_s = epoch_s;
-    r->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    r->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (r->fd < 0)
         return err_set(err, NULL, 0, 0, "cannot open trace '%s': %s", path, strerror(errno));
     struct stat sb;
+    /* users' names, teams and job names: owner-only, also in an older file */
+    if (fstat(r->fd, &sb) == 0 && (sb.st_mode & 077) && sb.st_uid == geteuid())
+        (void)fchmod(r->fd, 0600);
     if (fstat(r->fd, &sb) != 0 || cut_torn_tail(r->fd, sb.st_size) != 0 || fstat(r->fd, &sb) != 0)
         return err_set(err, NULL, 0, 0, "cannot repair trace '%s': %s", path, strerror(errno));
     if (sb.st_size == 0) {

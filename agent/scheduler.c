@@ -213,6 +213,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     res->n_starts = res->n_pool = res->n_reserved = res->n_preempts = res->left_out = res->deferred = 0;
+    res->spanning = 0;
     res->resumed = 0;
     if (s->failed)
         return err_set(err, NULL, 0, 0, "%s", s->failure);
@@ -269,8 +270,12 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         return oom(err);
     s->started = st;
     uint32_t nq = 0;
+    int32_t largest = 0; /* usable GPUs of the largest node: a job must fit on one */
+    for (uint32_t i = 0; i < nn; i++)
+        if (s->nodes[i].state == POLICY_NODE_UP && s->nodes[i].total_slots > largest)
+            largest = s->nodes[i].total_slots;
     for (uint32_t i = 0; i < n_queued; i++) {
-        if (queued[i]->gpus > view.total_slots) {
+        if (queued[i]->gpus > view.total_slots || queued[i]->gpus > largest) {
             res->left_out++;
             continue;
         }
@@ -369,6 +374,18 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         }
         if (d->kind != POLICY_START)
             continue;
+        /* local mode runs a job as one process tree on one node: a start
+         * spread over nodes is not carried out (multi-node jobs belong to a
+         * Slurm backend); the job waits for a later pass */
+        int spans = 0;
+        for (uint32_t a = 1; a < d->alloc_count; a++)
+            spans |= s->out.allocs[d->alloc_first + a].node != s->out.allocs[d->alloc_first].node &&
+                     s->out.allocs[d->alloc_first + a].slots > 0;
+        if (spans) {
+            res->spanning++;
+            s->spanning_refused++;
+            continue;
+        }
         int fits = 1;
         for (uint32_t a = 0; a < d->alloc_count; a++) {
             const struct policy_alloc *al = &s->out.allocs[d->alloc_first + a];

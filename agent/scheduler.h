@@ -11,9 +11,12 @@
  * The nodes: a node is up unless an admin drained it (draining) or all its
  * GPUs are drained (down); its slots are its GPUs that are not drained, its
  * free slots those not running a job. Queued jobs are in arrival order
- * (submit time, id); a job larger than all usable GPUs is left out of the
- * pass (it waits for GPUs to come back), as the simulator leaves out jobs
- * larger than its cluster.
+ * (submit time, id); a job larger than all usable GPUs, or than the usable
+ * GPUs of the largest node, is left out of the pass (it waits for GPUs to
+ * come back), as the simulator leaves out jobs larger than its cluster.
+ * A job runs on one node: a start the policy spreads over several nodes is
+ * not carried out (counted in spanning_refused; the job waits), since a
+ * local job is one process tree with one CUDA_VISIBLE_DEVICES.
  *
  * The policy is a built-in found by spec ("fcfs+easy") or a plugin,
  * "PATH.so[:PARAMS]"; models/policy_host.h loads it (ABI first), checks
@@ -58,7 +61,8 @@ struct sched_result {
     uint32_t n_preempts, cap_preempts;
     uint32_t deferred;  /* starts that wait for GPUs a preempted job still holds */
     int resumed;        /* the starts are the deferred ones of an earlier, preempting pass */
-    uint32_t left_out;  /* queued jobs larger than the usable GPUs */
+    uint32_t left_out;  /* queued jobs larger than the usable GPUs, or than the largest node */
+    uint32_t spanning;  /* starts not carried out: their GPUs were on more than one node */
 };
 
 struct scheduler {
@@ -82,6 +86,7 @@ struct scheduler {
     uint8_t *started;
     /* counters for /metrics */
     uint64_t passes, starts, reserves, preempts, contract_errors;
+    uint64_t spanning_refused; /* starts spread over nodes, not carried out (local mode: one node per job) */
     int64_t pass_ns_total;
     /* The starts of a preempting pass that wait for their victims to stop
      * (the simulator starts them in the same instant). While a victim is

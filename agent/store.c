@@ -4,31 +4,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum stmt_id {
     S_BEGIN, S_COMMIT, S_ROLLBACK, S_INSERT, S_RUNNING, S_ALLOC, S_FINISHED, S_REQUEUED, S_RESERVED, S_CANCEL,
     S_EVENT, S_ACTIVE, S_ALLOCS_OF, S_FINISHED_ALL, S_FINISHED_UID, S_UNTRACED, S_TRACED, S_GET, S_EVENTS_OF,
-    S_PUT_DRAIN, S_DEL_DRAIN, S_DRAINS, S_META_GET, S_META_SET, S_COUNT
+    S_PUT_DRAIN, S_DEL_DRAIN, S_DRAINS, S_META_GET, S_META_SET, S_BY_KEY, S_COUNT
 };
 
 #define JOB_COLUMNS                                                                                            \
     "id, state, uid, gid, user, team, name, gpus, limit_us, submit_us, start_us, end_us, priority, argv, env, " \
     "cwd, stdout, stderr, requeue, attempts, reserved_us, shim_pid, shim_start, exit_code, signal, reason, "    \
-    "cancel_requested, job_class, attained_us, preemptions, first_start_us"
+    "cancel_requested, job_class, attained_us, preemptions, first_start_us, cpu_us, mem_peak_bytes, idem_key"
 
 static const char *const sql_text[S_COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
     [S_INSERT] = "INSERT INTO jobs (state, uid, gid, user, team, name, gpus, limit_us, submit_us, priority, argv, "
-                 "env, cwd, stdout, stderr, requeue, job_class) VALUES ('queued', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                 "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 "env, cwd, stdout, stderr, requeue, job_class, idem_key) VALUES ('queued', ?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                 "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [S_RUNNING] = "UPDATE jobs SET state = 'running', start_us = ?2, first_start_us = COALESCE(first_start_us, ?2), "
                   "attempts = ?3, shim_pid = ?4, shim_start = "
                   "?5, reserved_us = -1 WHERE id = ?1 AND state = 'queued'",
     [S_ALLOC] = "INSERT INTO allocations (job_id, attempt, node, gpu_uuid) VALUES (?1, ?2, ?3, ?4)",
-    [S_FINISHED] = "UPDATE jobs SET state = ?2, end_us = ?3, exit_code = ?4, signal = ?5, reason = ?6, traced = 0 "
-                   "WHERE id = ?1",
+    [S_FINISHED] = "UPDATE jobs SET state = ?2, end_us = ?3, exit_code = ?4, signal = ?5, reason = ?6, traced = 0, "
+                   "cpu_us = ?7, mem_peak_bytes = ?8 WHERE id = ?1",
     [S_REQUEUED] = "UPDATE jobs SET state = 'queued', start_us = NULL, shim_pid = NULL, shim_start = NULL, "
                    "reason = ?2, attempts = ?3, reserved_us = -1, attained_us = ?4, preemptions = ?5 WHERE id = ?1",
     [S_RESERVED] = "UPDATE jobs SET reserved_us = ?2 WHERE id = ?1",
@@ -50,6 +52,7 @@ static const char *const sql_text[S_COUNT] = {
     [S_DRAINS] = "SELECT target, kind, reason, auto FROM drains ORDER BY target",
     [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
     [S_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+    [S_BY_KEY] = "SELECT id FROM jobs WHERE uid = ?1 AND idem_key = ?2",
 };
 
 static const char schema[] =
@@ -66,7 +69,8 @@ static const char schema[] =
     " exit_code INTEGER, signal INTEGER, reason TEXT NOT NULL DEFAULT '',"
     " cancel_requested INTEGER NOT NULL DEFAULT 0, traced INTEGER NOT NULL DEFAULT 0,"
     " job_class INTEGER NOT NULL DEFAULT 0, attained_us INTEGER NOT NULL DEFAULT 0,"
-    " preemptions INTEGER NOT NULL DEFAULT 0, first_start_us INTEGER);"
+    " preemptions INTEGER NOT NULL DEFAULT 0, first_start_us INTEGER,"
+    " cpu_us INTEGER, mem_peak_bytes INTEGER, idem_key TEXT);"
     "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state);"
     "CREATE INDEX IF NOT EXISTS jobs_untraced ON jobs (traced) WHERE traced = 0;"
     "CREATE TABLE IF NOT EXISTS allocations (job_id INTEGER NOT NULL REFERENCES jobs (id),"
@@ -83,10 +87,13 @@ struct store {
     sqlite3_stmt *stmt[S_COUNT];
     char path[4096];
     int in_tx;
+    int last_rc; /* extended result code of the last error */
 };
 
 static int db_error(struct store *st, struct err *err, const char *what)
 {
+    if (!st->last_rc)
+        st->last_rc = sqlite3_extended_errcode(st->db);
     return err_set(err, NULL, 0, 0, "state store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
@@ -106,8 +113,10 @@ static int run(struct store *st, sqlite3_stmt *s, struct err *err, const char *w
 {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        st->last_rc = rc; /* the step's own code: later calls may change the connection's */
         return db_error(st, err, what);
+    }
     return 0;
 }
 
@@ -117,6 +126,21 @@ static int exec_simple(struct store *st, enum stmt_id id, struct err *err, const
     return s ? run(st, s, err, what) : -1;
 }
 
+/* The database and its WAL and shared-memory files hold every job's argv
+ * and environment: owner-only (the umask makes new ones so; this fixes
+ * files an older agent created 0644). */
+static void store_make_private(const char *path)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    char p[4096 + 16];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(p, sizeof p, "%s%s", path, suffix[i]);
+        struct stat sb;
+        if (stat(p, &sb) == 0 && (sb.st_mode & 077) && sb.st_uid == geteuid())
+            (void)chmod(p, sb.st_mode & 0700);
+    }
+}
+
 int store_open(struct store **out, const char *path, struct err *err)
 {
     *out = NULL;
@@ -124,6 +148,17 @@ int store_open(struct store **out, const char *path, struct err *err)
     if (!st)
         return err_set(err, NULL, 0, 0, "out of memory");
     snprintf(st->path, sizeof st->path, "%s", path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && sb.st_size == 0) {
+        /* an emptied store (a full disk, a bad copy) must not pass for a new
+         * one: job ids would start again at 1 */
+        err_set(err, NULL, 0, 0,
+                "state store '%s' is empty (0 bytes): restore it from a backup, or remove it to start a new "
+                "store (job ids start again at 1)",
+                path);
+        store_close(st);
+        return -1;
+    }
     if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
         err_set(err, NULL, 0, 0, "cannot open state store '%s': %s", path,
@@ -133,9 +168,13 @@ int store_open(struct store **out, const char *path, struct err *err)
     }
     sqlite3_busy_timeout(st->db, 5000);
     char *msg = NULL;
+    store_make_private(path);
     /* WAL + FULL: a commit is on disk (WAL fsynced) when it returns. */
     if (sqlite3_exec(st->db,
                      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+                     /* a small WAL, folded in often and cut back after: a small
+                      * or nearly full disk is not filled by the journal alone */
+                     "PRAGMA wal_autocheckpoint = 128; PRAGMA journal_size_limit = 1048576;"
                      "PRAGMA trusted_schema = OFF;",
                      NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
@@ -174,6 +213,33 @@ int store_open(struct store **out, const char *path, struct err *err)
         store_close(st);
         return -1;
     }
+    /* version 2 -> 3: the cgroup's figures and the submitter's idempotency key */
+    if (have && version < 3 &&
+        sqlite3_exec(st->db,
+                     "BEGIN IMMEDIATE;"
+                     "ALTER TABLE jobs ADD COLUMN cpu_us INTEGER;"
+                     "ALTER TABLE jobs ADD COLUMN mem_peak_bytes INTEGER;"
+                     "ALTER TABLE jobs ADD COLUMN idem_key TEXT;"
+                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', 3);"
+                     "COMMIT;",
+                     NULL, NULL, &msg) != SQLITE_OK) {
+        err_set(err, NULL, 0, 0, "cannot upgrade state store '%s' to schema version 3: %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        store_close(st);
+        return -1;
+    }
+    /* one job per (uid, key): a retried submission finds the first */
+    if (sqlite3_exec(st->db,
+                     "CREATE UNIQUE INDEX IF NOT EXISTS jobs_by_key ON jobs (uid, idem_key) "
+                     "WHERE idem_key IS NOT NULL;",
+                     NULL, NULL, &msg) != SQLITE_OK) {
+        err_set(err, NULL, 0, 0, "cannot set up state store '%s': %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        store_close(st);
+        return -1;
+    }
+    store_make_private(path);
     if (!have && store_meta_set(st, "schema_version", STORE_SCHEMA_VERSION, err) != 0) {
         store_close(st);
         return -1;
@@ -195,6 +261,7 @@ void store_close(struct store *st)
 
 int store_begin(struct store *st, struct err *err)
 {
+    st->last_rc = 0; /* a new change: an old error says nothing about it */
     if (exec_simple(st, S_BEGIN, err, "cannot begin a transaction") != 0)
         return -1;
     st->in_tx = 1;
@@ -215,9 +282,11 @@ void store_rollback(struct store *st)
 {
     struct err ignored;
     err_clear(&ignored);
+    int keep = st->last_rc; /* the error that made us roll back is the one to report */
     if (st->in_tx)
         exec_simple(st, S_ROLLBACK, &ignored, "rollback");
     st->in_tx = 0;
+    st->last_rc = keep;
 }
 
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -246,6 +315,8 @@ int store_insert_job(struct store *st, struct agent_job *j, struct err *err)
     bind_text(s, 14, j->err_path);
     sqlite3_bind_int(s, 15, j->requeue);
     sqlite3_bind_int(s, 16, j->job_class);
+    if (j->idem_key[0])
+        bind_text(s, 17, j->idem_key);
     if (run(st, s, err, "cannot record the job") != 0)
         return -1;
     j->id = sqlite3_last_insert_rowid(st->db);
@@ -294,6 +365,10 @@ int store_mark_finished(struct store *st, const struct agent_job *j, struct err 
         sqlite3_bind_null(s, 4);
     sqlite3_bind_int(s, 5, j->term_signal);
     bind_text(s, 6, j->reason);
+    if (j->cpu_us >= 0)
+        sqlite3_bind_int64(s, 7, j->cpu_us);
+    if (j->mem_peak_bytes >= 0)
+        sqlite3_bind_int64(s, 8, j->mem_peak_bytes);
     return run(st, s, err, "cannot record the job's end");
 }
 
@@ -399,6 +474,9 @@ static struct agent_job *row_to_job(sqlite3_stmt *s)
     j->attained_us = sqlite3_column_int64(s, 28);
     j->preemptions = sqlite3_column_int(s, 29);
     j->first_start_us = int_col(s, 30, -1);
+    j->cpu_us = int_col(s, 31, -1);
+    j->mem_peak_bytes = int_col(s, 32, -1);
+    copy_col(s, 33, j->idem_key, sizeof j->idem_key);
     if (!j->argv_json || !j->env_json || !j->cwd || !j->out_path || !j->err_path || j->state < 0) {
         job_free(j);
         return NULL;
@@ -620,4 +698,36 @@ int store_meta_set(struct store *st, const char *key, int64_t value, struct err 
     bind_text(s, 1, key);
     sqlite3_bind_int64(s, 2, value);
     return run(st, s, err, "cannot write meta");
+}
+
+int store_find_key(struct store *st, uint32_t uid, const char *key, int64_t *id, struct err *err)
+{
+    sqlite3_stmt *s = prep(st, S_BY_KEY, err);
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, uid);
+    bind_text(s, 2, key);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(st, err, "cannot look up an idempotency key");
+    return rc == SQLITE_ROW;
+}
+
+int store_cannot_write(const struct store *st)
+{
+    int rc = st->last_rc & 0xff;
+    return rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN;
+}
+
+void store_clear_error(struct store *st)
+{
+    st->last_rc = 0;
+}
+
+void store_checkpoint(struct store *st)
+{
+    (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 }

@@ -23,8 +23,9 @@
 struct store;
 
 /* 2: jobs.job_class, attained_us, preemptions, first_start_us (a version-1
- * store is migrated) */
-enum { STORE_SCHEMA_VERSION = 2 };
+ * store is migrated); 3: jobs.cpu_us, mem_peak_bytes (the cgroup's figures)
+ * and idem_key, unique per uid (a version-2 store is migrated) */
+enum { STORE_SCHEMA_VERSION = 3 };
 
 /* Opens (creating) the database at path. */
 int store_open(struct store **st, const char *path, struct err *err);
@@ -71,6 +72,16 @@ int store_put_drain(struct store *st, const char *target, const char *kind, cons
 int store_del_drain(struct store *st, const char *target, struct err *err);
 typedef void (*store_drain_fn)(void *ctx, const char *target, const char *kind, const char *reason, int is_auto);
 int store_load_drains(struct store *st, store_drain_fn fn, void *ctx, struct err *err);
+
+/* The job uid submitted with idempotency key `key`: 1 and *id, 0 none, -1 error. */
+int store_find_key(struct store *st, uint32_t uid, const char *key, int64_t *id, struct err *err);
+
+/* Was the last error a full disk, an I/O error or a read-only file (the
+ * store cannot write now, but may later)? store_clear_error forgets it. */
+int store_cannot_write(const struct store *st);
+void store_clear_error(struct store *st);
+/* Folds the WAL into the database and truncates it (best effort). */
+void store_checkpoint(struct store *st);
 
 /* Integer meta values; get returns 1 found, 0 absent, -1 error. */
 int store_meta_get(struct store *st, const char *key, int64_t *value, struct err *err);

@@ -40,7 +40,7 @@ cleanup() {
   for f in "$TMP"/*.supervisors; do [ -f "$f" ] && xargs -r kill -USR1 <"$f" 2>/dev/null; done
   return 0
 }
-trap 'cleanup; rm -rf "$TMP"' EXIT
+trap 'cleanup; umount "$TMP/full.state" 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
 
 # ---- the agent's unit tests (their counts join this group's) ----
@@ -73,6 +73,10 @@ cat >"$TMP/inv.json" <<'EOF'
   {"name": "gpu02", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559,
    "nvlink_domains": [[0, 1, 2, 3], [4, 5, 6, 7]]}]}
 EOF
+cat >"$TMP/inv1.json" <<'EOF'
+{"fleetsim_inventory": 1,
+ "nodes": [{"name": "solo", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559}]}
+EOF
 # prints the GPUs it was given into DIR/cvd-JOBID.out, then sleeps
 cat >"$TMP/cvd.sh" <<'EOF'
 #!/bin/sh
@@ -95,6 +99,8 @@ write_config() {
     echo "inventory = $TMP/inv.json"
     echo "kill_grace = 1s"
     echo "log_level = info"
+    # as a user the agent cannot create cgroups: jobs run uncontained
+    [ "$(id -u)" = 0 ] || echo "require_cgroup = no"
     for l in "$@"; do echo "$l"; done
   } >"$TMP/$_cn.conf"
 }
@@ -157,9 +163,18 @@ expect_exit 2 "no command" "$AGENT"
 expect_exit 2 "unknown command" "$AGENT" frobnicate
 expect_exit 3 "no agent listening" "$AGENT" status --socket "$TMP/run/none.sock"
 if grep -q "cannot reach the agent at '$TMP/run/none.sock'" "$TMP/err"; then pass; else fail "unreachable message: $(cat "$TMP/err")"; fi
+expect_exit 3 "--socket before the command" "$AGENT" --socket "$TMP/run/none.sock" show 3
+grep -q "cannot reach the agent at '$TMP/run/none.sock'" "$TMP/err" && pass || fail "--socket before show: $(cat "$TMP/err")"
 expect_exit 2 "submit without a unit on --time" "$AGENT" submit --socket "$TMP/run/none.sock" --time 90 -- true
 if grep -q "did you mean '90s' or '90m'" "$TMP/err"; then pass; else fail "time suggestion: $(cat "$TMP/err")"; fi
+expect_exit 2 "submit with --time 0" "$AGENT" submit --socket "$TMP/run/none.sock" --time 0 -- true
+grep -q "time '0' must be more than zero" "$TMP/err" && pass || fail "--time 0: $(cat "$TMP/err")"
 expect_exit 2 "submit without a command" "$AGENT" submit --socket "$TMP/run/none.sock"
+mkdir -p "$TMP/empty.state" && : >"$TMP/empty.state/state.db"
+write_config empty
+expect_exit 2 "an empty state.db is not taken for a new store" "$AGENT" run --config "$TMP/empty.conf"
+grep -q "state store '$TMP/empty.state/state.db' is empty (0 bytes): restore it from a backup, or remove it" "$TMP/err" &&
+  pass || fail "empty store: $(cat "$TMP/err")"
 printf 'polcy = fcfs\nkill_grace = 10\n' >"$TMP/bad.conf"
 expect_exit 2 "bad config" "$AGENT" run --config "$TMP/bad.conf"
 if grep -q "bad.conf:1:1: error: unknown key 'polcy'; did you mean 'policy'?" "$TMP/err" &&
@@ -177,25 +192,85 @@ else fail "no NVML: exit $rc: $(cat "$TMP/err")"; fi
 if grep -q "gpu02: 8 GPUs" "$TMP/out" && grep -q "GPU-fa4e0000-0000-4000-8000-000001000007" "$TMP/out"; then pass
 else fail "fake inventory listing: $(head -5 "$TMP/out")"; fi
 
+# ---- the systemd unit: owner-only state, a delegated cgroup, hardening ----
+for key in UMask=0077 StateDirectoryMode=0700 Delegate=yes KillMode=process ProtectSystem=full \
+    SystemCallArchitectures=native RestrictAddressFamilies= CapabilityBoundingSet=; do
+  grep -q "^$key" agent/fleetsim-agent.service && pass || fail "the unit lacks $key"
+done
+if command -v systemd-analyze >/dev/null 2>&1; then
+  # only the binary and the man page may be missing here
+  systemd-analyze verify agent/fleetsim-agent.service 2>&1 | grep -v "is not executable\|man fleetsim-agent\|^$" >"$TMP/out"
+  [ ! -s "$TMP/out" ] && pass || fail "systemd-analyze verify: $(head -3 "$TMP/out")"
+fi
+
 # ---- policy order: EASY backfilling starts the small jobs before the big one ----
-write_config main "policy = fcfs+easy"
-start_agent main || { finish agent; exit 1; }
-A=$(ag main submit --gpus 16 --time 10s -- sleep 1.5)
-wait_state main "$A" running 5 || fail "job $A did not start"
-B=$(ag main submit --gpus 8 --time 5s -- sleep 1)
-C=$(ag main submit --gpus 16 --time 5s -- sleep 0.3)
-D=$(ag main submit --gpus 4 --time 2s -- sleep 0.3)
-E=$(ag main submit --gpus 1 --time 2s -- sleep 0.3)
-wait_state main "$B" running 5 || fail "job $B did not start"
-r=$(job_field main "$C" reserved_us) # EASY's reservation for the first job that does not fit
+# (one 8-GPU node: a job runs on one node)
+write_config order "policy = fcfs+easy"
+sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/order.conf"
+start_agent order || { finish agent; exit 1; }
+A=$(ag order submit --gpus 8 --time 10s -- sleep 1.5)
+wait_state order "$A" running 5 || fail "job $A did not start"
+B=$(ag order submit --gpus 4 --time 5s -- sleep 1)
+C=$(ag order submit --gpus 8 --time 5s -- sleep 0.3)
+D=$(ag order submit --gpus 2 --time 2s -- sleep 0.3)
+E=$(ag order submit --gpus 1 --time 2s -- sleep 0.3)
+wait_state order "$B" running 5 || fail "job $B did not start"
+r=$(job_field order "$C" reserved_us) # EASY's reservation for the first job that does not fit
 [ -n "$r" ] && pass || fail "the policy's reservation for job $C is not kept in the queue"
-wait_idle main 20 || fail "order jobs did not finish"
-order=$($CHECK trace-order "$TMP/main.state/trace.jsonl")
+wait_idle order 20 || fail "order jobs did not finish"
+order=$($CHECK trace-order "$TMP/order.state/trace.jsonl")
 if [ "$order" = "$A $B $D $E $C" ]; then pass; else fail "fcfs+easy start order: $order, want $A $B $D $E $C"; fi
-"$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/main.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
+"$FLEETSIM" replay --policy fcfs+easy --jobs-csv "$TMP/order.csv" "$TMP/order.state/trace.jsonl" >/dev/null 2>"$TMP/err" ||
   fail "replay of the order trace: $(cat "$TMP/err")"
 if [ "$($CHECK csv-order "$TMP/order.csv")" = "$order" ]; then pass
 else fail "replayed order $($CHECK csv-order "$TMP/order.csv"), agent's $order"; fi
+stop_agent order
+
+# ---- local mode: a job runs on one node ----
+write_config main "policy = fcfs+easy"
+start_agent main || { finish agent; exit 1; }
+expect_exit 2 "a job larger than the largest node is refused" ag main submit --gpus 12 -- true
+grep -q "job asks for 12 GPUs; the largest node here ('gpu01') has 8: a job of this agent runs on one node (multi-node jobs need a Slurm backend)" "$TMP/err" &&
+  pass || fail "refusal of a 12-GPU job: $(cat "$TMP/err")"
+# 6 GPUs busy on each node: 2 + 2 are free, but a 4-GPU job must wait for a node
+S1=$(ag main submit --gpus 6 --time 30s -- sleep 2)
+S2=$(ag main submit --gpus 6 --time 30s -- sleep 2)
+wait_state main "$S1" running 5 && wait_state main "$S2" running 5 || fail "the 6-GPU jobs did not start"
+S3=$(ag main submit --gpus 4 --time 30s -- true)
+sleep 0.5
+expect_field main "$S3" state queued "a 4-GPU job does not start on 2 + 2 GPUs of two nodes"
+wait_state main "$S3" completed 15 && pass || fail "the 4-GPU job did not run once a node was free"
+ag main show --json "$S3" >"$TMP/s3.json"
+[ "$(python3 -c 'import json,sys; print(len({p.split(":")[0] for p in json.load(open(sys.argv[1]))["placement"]}))' "$TMP/s3.json")" = 1 ] &&
+  pass || fail "the 4-GPU job spans nodes: $(cat "$TMP/s3.json")"
+grep -q "starts spread over nodes not carried out" "$TMP/main.log" && pass ||
+  fail "the policy's start over two nodes was not refused (or not logged)"
+
+# ---- idempotency keys: a repeated submission returns the first job's id ----
+K1=$(ag main submit --key run-sh.k1 -- true)
+K2=$(ag main submit --key run-sh.k1 -- true)
+K3=$(ag main submit --key run-sh.k2 -- true)
+[ -n "$K1" ] && [ "$K1" = "$K2" ] && pass || fail "a repeated key made a second job: $K1, $K2"
+[ -n "$K3" ] && [ "$K3" != "$K1" ] && pass || fail "another key must make another job: $K1, $K3"
+expect_exit 2 "a key with a blank is refused" ag main submit --key "a b" -- true
+# a lost reply: the client sends the same request (same key) once more
+cat >"$TMP/lost.py" <<'EOF'
+import json, os, socket, sys
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(4)
+print("ready", flush=True)
+c, _ = s.accept(); first = json.loads(c.makefile().readline()); c.close()   # the reply is lost
+c, _ = s.accept(); second = json.loads(c.makefile().readline())
+c.sendall(b'{"ok":true,"id":41}\n'); c.close()
+print("same key" if first["job"]["key"] == second["job"]["key"] and first["job"]["key"].startswith("auto-") else "keys differ")
+EOF
+python3 "$TMP/lost.py" "$TMP/run/lost.sock" >"$TMP/lost.out" 2>&1 &
+lost=$!
+_n=0; while [ $_n -lt 50 ] && ! grep -q ready "$TMP/lost.out" 2>/dev/null; do sleep 0.1; _n=$((_n + 1)); done
+got=$("$AGENT" submit --socket "$TMP/run/lost.sock" -- true 2>"$TMP/err")
+wait $lost
+[ "$got" = 41 ] && grep -q "same key" "$TMP/lost.out" && pass ||
+  fail "retry after a lost reply: got '$got', $(cat "$TMP/lost.out" "$TMP/err")"
 
 # ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
 mkdir -p "$TMP/cvd" "$TMP/show"
@@ -256,13 +331,17 @@ else
   expect_exit 0 "an admin cancels another's job" ag main cancel "$N1"
   expect_exit 0 "the owner cancels its own job" $NOBODY "$AGENT" cancel --socket "$TMP/run/main.sock" "$N2"
   expect_exit 0 "anyone reads the queue" $NOBODY "$AGENT" queue --socket "$TMP/run/main.sock"
+  NK=$(cd "$TMP/pub" && $NOBODY "$AGENT" submit --socket "$TMP/run/main.sock" --key run-sh.k1 -- true)
+  [ -n "$NK" ] && [ "$NK" != "$K1" ] && pass || fail "keys are per uid: uid 65534's run-sh.k1 got job '$NK' (root's is $K1)"
   $NOBODY "$AGENT" show --socket "$TMP/run/main.sock" --json "$R1" >"$TMP/out" 2>&1
   if ! grep -q '"argv"' "$TMP/out"; then pass; else fail "another uid sees root's command line"; fi
   expect_exit 1 "drain is admin-only" $NOBODY "$AGENT" drain --socket "$TMP/run/main.sock" gpu01
   expect_exit 0 "an admin drains a node" ag main drain --reason "maintenance" gpu01
   expect_exit 0 "an admin drains a GPU" ag main drain gpu02:3
   ag main nodes --json >"$TMP/nodes.json"
-  [ "$($CHECK get "$TMP/nodes.json" nodes 0 state)" = draining ] && pass || fail "gpu01 not draining"
+  st=$($CHECK get "$TMP/nodes.json" nodes 0 state) al=$($CHECK get "$TMP/nodes.json" nodes 0 allocated)
+  { [ "$al" -gt 0 ] && [ "$st" = draining ]; } || { [ "$al" = 0 ] && [ "$st" = drained ]; } && pass ||
+    fail "gpu01: state '$st' with $al GPUs allocated (draining while busy, drained when idle)"
   [ "$($CHECK get "$TMP/nodes.json" nodes 1 gpu_list 3 drained)" = True ] && pass || fail "gpu02:3 not drained"
   expect_exit 1 "resume is admin-only" $NOBODY "$AGENT" resume --socket "$TMP/run/main.sock" gpu01
   ag main cancel "$R1" >/dev/null
@@ -271,9 +350,78 @@ else
   sleep 0.3
   expect_field main "$W" state queued "no job starts on a drained node with 7 usable GPUs elsewhere"
   expect_exit 0 "an admin resumes" ag main resume gpu01
+  expect_exit 1 "resuming a node that is not drained is refused" ag main resume gpu01
+  grep -q "'gpu01' is not drained: nothing to resume" "$TMP/err" && pass || fail "resume of an undrained node: $(cat "$TMP/err")"
   expect_exit 0 "an admin resumes a GPU" ag main resume gpu02:3
   wait_state main "$W" completed 5 && pass || fail "job $W did not run after resume"
   expect_field main "$N1" state cancelled "cancelled by an admin"
+  # secrets: another uid reads root's job environment and arguments by no path
+  SEC=$(cd "$TMP/work" && HF_TOKEN=hf_ENVSECRET_4711 "$AGENT" submit --socket "$TMP/run/main.sock" --time 30s -- \
+    sh -c 'sleep 30' x --token=ARGSECRET_0815)
+  wait_state main "$SEC" running 5 || fail "the secret-holding job did not start"
+  sqlite3 "$TMP/main.state/state.db" "select env from jobs where id = $SEC" 2>/dev/null | grep -q hf_ENVSECRET_4711 &&
+    pass || fail "the store does not hold the job's environment (the test would prove nothing)"
+  : >"$TMP/leak"
+  $NOBODY "$AGENT" show --socket "$TMP/run/main.sock" --json "$SEC" >>"$TMP/leak" 2>&1
+  $NOBODY "$AGENT" queue --socket "$TMP/run/main.sock" --json >>"$TMP/leak" 2>&1
+  $NOBODY "$AGENT" history --socket "$TMP/run/main.sock" --json >>"$TMP/leak" 2>&1
+  for f in state.db state.db-wal state.db-shm trace.jsonl jobs; do
+    $NOBODY cat "$TMP/main.state/$f" >>"$TMP/leak" 2>/dev/null && fail "uid 65534 reads $f"
+    $NOBODY ls "$TMP/main.state/$f" >/dev/null 2>&1 && fail "uid 65534 lists $f"
+  done
+  $NOBODY sqlite3 -readonly "$TMP/main.state/state.db" "select env, argv from jobs" >>"$TMP/leak" 2>&1 &&
+    fail "uid 65534 opens the store with sqlite3"
+  if grep -q "ENVSECRET\|ARGSECRET" "$TMP/leak"; then fail "uid 65534 read root's secrets: $(grep SECRET "$TMP/leak" | head -3)"; else pass; fi
+  grep -q "ENVSECRET\|ARGSECRET" "$TMP/main.log" && fail "the agent's log holds a job's secrets" || pass
+  ag main show --json "$SEC" | grep -q ARGSECRET_0815 && pass || fail "the owner does not see its own arguments"
+  modes=$(cd "$TMP/main.state" && stat -c '%n=%a' . jobs state.db state.db-wal state.db-shm trace.jsonl agent.lock | tr '\n' ' ')
+  [ "$modes" = ".=700 jobs=700 state.db=600 state.db-wal=600 state.db-shm=600 trace.jsonl=600 agent.lock=600 " ] &&
+    pass || fail "state file modes: $modes"
+  ag main cancel "$SEC" >/dev/null
+  wait_state main "$SEC" cancelled 10 || fail "the secret-holding job was not cancelled"
+  [ "$(stat -c %a "$TMP/work/fleetsim-$SEC.out")" = 600 ] && pass || fail "job output mode: $(stat -c %a "$TMP/work/fleetsim-$SEC.out")"
+  # a state folder an older agent left open is made private at start
+  mkdir -p "$TMP/old.state" && chmod 755 "$TMP/old.state"
+  write_config old
+  start_agent old && stop_agent old
+  [ "$(stat -c %a "$TMP/old.state")" = 700 ] && pass || fail "an open state folder stays $(stat -c %a "$TMP/old.state")"
+  # without a usable cgroup v2 the agent refuses to start unless told
+  mkdir -p "$TMP/pub/nocg"
+  write_config nocg
+  sed -i -e "s#^socket = .*#socket = $TMP/pub/nocg/a.sock#" -e "s#^state_dir = .*#state_dir = $TMP/pub/nocg/state#" \
+    -e '/^require_cgroup/d' "$TMP/nocg.conf"
+  chmod 777 "$TMP/pub/nocg"
+  expect_exit 3 "an agent that cannot create cgroups refuses to start" $NOBODY "$AGENT" run --config "$TMP/nocg.conf"
+  grep -q "no usable cgroup v2 for jobs: .*or set 'require_cgroup = no' to run jobs uncontained" "$TMP/err" && pass ||
+    fail "no-cgroup refusal: $(cat "$TMP/err")"
+fi
+
+# ---- containment: every job in its own cgroup; nothing of it survives its end ----
+if [ "$(id -u)" != 0 ]; then
+  skip "cgroup tests need root (the agent creates cgroups)"
+elif ! grep -q "jobs run in cgroups" "$TMP/main.log"; then
+  fail "the agent runs as root but found no usable cgroup v2: $(grep -i cgroup "$TMP/main.log" | head -2)"
+else
+  # distinct sleep lengths: other test runs on this host must not be counted
+  t1=3011.$$ t2=3012.$$ t3=3013.$$
+  G1=$(ag main submit --time 30s -- bash -c "setsid sleep $t1 & sleep 4")
+  G2=$(ag main submit --time 30s -- sh -c "(sh -c 'sleep $t2 &' &); sleep 4")
+  G3=$(ag main submit --time 4s -- sh -c "setsid sleep $t3 & sleep 30")
+  # the escapes exist while the jobs run (counted as 'sleep ...' processes, not their shells)
+  _w=0; n=0
+  while [ $_w -lt 30 ]; do n=$(pgrep -fc "^sleep 301[123][.]$$\$"); [ "$n" = 3 ] && break; sleep 0.1; _w=$((_w + 1)); done
+  [ "$n" = 3 ] && pass || fail "the escapes did not start: $n processes, want 3: $(pgrep -fa "sleep 301")"
+  wait_state main "$G1" completed 10 && pass || fail "setsid job: $(job_field main "$G1" state)"
+  wait_state main "$G2" completed 10 && pass || fail "double-fork job: $(job_field main "$G2" state)"
+  wait_state main "$G3" timeout 10 && pass || fail "limit job: $(job_field main "$G3" state)"
+  n=$(pgrep -fc "^sleep 301[123][.]$$\$")
+  [ "$n" = 0 ] && pass || fail "$n processes of ended jobs survive: $(pgrep -fa "sleep 301[123][.]$$")"
+  echo "containment: 3 escapes started (setsid, double fork, setsid at the limit); after the jobs ended $n survive"
+  pgrep -f "sleep 301[123][.]$$" | xargs -r kill -KILL 2>/dev/null
+  base=$(sed -n 's/.*msg="jobs run in cgroups".* base=\([^ ]*\).*/\1/p' "$TMP/main.log" | tail -1)
+  [ -n "$base" ] && [ -d "$base" ] && [ ! -e "$base/job-$G1" ] && [ ! -e "$base/job-$G3" ] && pass ||
+    fail "the jobs' cgroups were not removed (base '$base')"
+  job_field main "$G1" cpu_s | grep -Eq '^[0-9.e-]+$' && pass || fail "no CPU time from the cgroup: $(job_field main "$G1" cpu_s)"
 fi
 stop_agent main
 
@@ -349,6 +497,58 @@ echo "crash test: $(tail -1 "$TMP/out"), 10 SIGKILLs"
   fail "the trace after ten crashes does not replay: $(head -3 "$TMP/err")"
 stop_agent crash
 
+# ---- a full state disk: no job recorded as failed that did not fail, none run twice, recovery by itself ----
+if [ "$(id -u)" != 0 ]; then
+  skip "full-disk test needs root (mount -t tmpfs -o size=4m)"
+elif ! mkdir -p "$TMP/full.state" || ! mount -t tmpfs -o size=4m fleetsim-test "$TMP/full.state" 2>"$TMP/err"; then
+  skip "full-disk test: cannot mount a tmpfs: $(cat "$TMP/err")"
+else
+  write_config full "policy = fcfs+easy"
+  start_agent full || { umount "$TMP/full.state"; finish agent; exit 1; }
+  full_pid=$(cat "$TMP/full.pid")
+  : >"$TMP/fmarks"; : >"$TMP/facked"; : >"$TMP/frefused"
+  (
+    cd "$TMP/work" || exit 1
+    k=1
+    while [ $k -le 200 ]; do
+      a=0 rq=
+      [ $((k % 5)) = 0 ] && rq=--requeue
+      while [ $a -lt 300 ]; do
+        if id=$("$AGENT" submit --socket "$TMP/run/full.sock" --time 30s $rq -- "$TMP/mark.sh" "f$k" "$TMP/fmarks" 2>"$TMP/ferr.$k"); then
+          echo "f$k $id" >>"$TMP/facked"; break
+        fi
+        cat "$TMP/ferr.$k" >>"$TMP/frefused"
+        a=$((a + 1)); sleep 0.05
+      done
+      [ $a -ge 300 ] && break
+      k=$((k + 1))
+    done
+    echo done >"$TMP/fsubmitter.done"
+  ) &
+  fsub=$!
+  _n=0; while [ "$(wc -l <"$TMP/facked")" -lt 60 ] && [ $_n -lt 300 ]; do sleep 0.05; _n=$((_n + 1)); done
+  dd if=/dev/zero of="$TMP/full.state/filler" bs=4k 2>/dev/null # the disk is full now
+  sleep 3
+  ag full status >"$TMP/fstatus" 2>&1
+  rm -f "$TMP/full.state/filler" # space returns
+  n=0; while [ ! -f "$TMP/fsubmitter.done" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+  kill "$fsub" 2>/dev/null; wait "$fsub" 2>/dev/null
+  wait_idle full 60 || fail "full-disk load did not drain"
+  grep -q "STATE STORE CANNOT WRITE: .*database or disk is full" "$TMP/fstatus" && pass ||
+    fail "status while the disk was full: $(cat "$TMP/fstatus")"
+  grep -q "state store full or read-only (.*): the agent accepts no job until it can write; free space in '$TMP/full.state'" "$TMP/frefused" &&
+    pass || fail "no clear refusal while the disk was full: $(sort -u "$TMP/frefused" | head -3)"
+  grep -q "state store writes again: resuming" "$TMP/full.log" && pass || fail "the agent did not say it resumed"
+  ag full queue --json >"$TMP/fq.json"; ag full history --limit 100000 --json >"$TMP/fh.json"
+  if $CHECK crash "$TMP/facked" "$TMP/fmarks" "$TMP/fh.json" "$TMP/fq.json" >"$TMP/out" 2>&1; then pass
+  else fail "full-disk test: $(cat "$TMP/out")"; fi
+  [ "$(wc -l <"$TMP/facked")" = 200 ] && pass || fail "only $(wc -l <"$TMP/facked") of 200 submissions acknowledged"
+  [ "$(cat "$TMP/full.pid")" = "$full_pid" ] && kill -0 "$full_pid" 2>/dev/null && pass || fail "the agent did not survive the full disk"
+  echo "full disk: $(tail -1 "$TMP/out"), $(sort -u "$TMP/frefused" | grep -c 'state store full') kinds of refusal while full"
+  stop_agent full
+  umount "$TMP/full.state"
+fi
+
 # ---- HTTP: bearer token, /metrics, promtool ----
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 echo "fleetsim-test-token-0123456789" >"$TMP/token"; chmod 600 "$TMP/token"
@@ -363,6 +563,9 @@ $CHECK http POST "http://127.0.0.1:$port/api" "" '{"op":"queue"}' >"$TMP/out"
 [ "$(head -1 "$TMP/out")" = 401 ] && pass || fail "POST /api without a token: $(head -1 "$TMP/out")"
 $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
 [ "$(head -1 "$TMP/out")" = 200 ] && pass || fail "GET /metrics with the token: $(head -1 "$TMP/out")"
+python3 -c 'import sys, urllib.request; r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], headers={"Authorization": "bearer " + sys.argv[2]})); print(r.status)' \
+  "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/lc" 2>&1
+[ "$(cat "$TMP/lc")" = 200 ] && pass || fail "'Authorization: bearer' (lower case): $(tail -1 "$TMP/lc")"
 tail -n +2 "$TMP/out" >"$TMP/metrics.txt"
 grep -q '^fleetsim_job_wait_seconds_bucket{le="+Inf"} 1$' "$TMP/metrics.txt" && pass || fail "wait histogram"
 grep -q '^fleetsim_queued_jobs 0$' "$TMP/metrics.txt" && pass || fail "queue gauge"
@@ -371,6 +574,30 @@ if command -v promtool >/dev/null 2>&1; then
 else
   skip "promtool not installed (Debian package 'prometheus'; 'make deps' installs it)"
 fi
+# DCGM names for the fake inventory's GPUs too (its memory size, zeros where it knows nothing)
+[ "$(grep -c '^DCGM_FI_DEV_FB_FREE{' "$TMP/metrics.txt")" = 16 ] &&
+  grep -q '^DCGM_FI_DEV_FB_FREE{gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",pci_bus_id="[0-9a-f:.]*",device="nvidia0",model_name="NVIDIA H100 80GB HBM3",Hostname="gpu01"} 81559$' "$TMP/metrics.txt" &&
+  grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="7",.*Hostname="gpu02"} 0$' "$TMP/metrics.txt" && pass ||
+  fail "DCGM series for the fake inventory: $(grep '^DCGM_FI_DEV_FB_FREE' "$TMP/metrics.txt" | head -2)"
+grep -q '^fleetsim_gpu_drained{node="gpu01",gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000"} 0$' "$TMP/metrics.txt" &&
+  ! grep -q 'reason=' "$TMP/metrics.txt" && pass || fail "fleetsim_gpu_drained must carry no free text: $(grep drained "$TMP/metrics.txt" | head -2)"
+# the GPU-to-job mapping: dcgm-exporter's hpc_job label and a gauge; the job's cgroup figures
+HJ=$(ag web submit --time 30s -- sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; sleep 20')
+wait_state web "$HJ" running 5 || fail "hpc_job test job did not start"
+sleep 0.5
+$CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" | tail -n +2 >"$TMP/metrics2.txt"
+grep -q "^DCGM_FI_DEV_FB_USED{gpu=\"0\",.*Hostname=\"gpu01\",hpc_job=\"$HJ\"} 0\$" "$TMP/metrics2.txt" &&
+  grep -q "^fleetsim_gpu_job{node=\"gpu01\",gpu=\"0\",UUID=\"[^\"]*\"} $HJ\$" "$TMP/metrics2.txt" &&
+  grep -q '^fleetsim_gpu_job{node="gpu01",gpu="1",UUID="[^"]*"} 0$' "$TMP/metrics2.txt" && pass ||
+  fail "GPU-to-job mapping: $(grep -E 'hpc_job|fleetsim_gpu_job' "$TMP/metrics2.txt" | head -3)"
+if [ "$(id -u)" = 0 ]; then
+  grep -q "^fleetsim_job_cpu_seconds_total{hpc_job=\"$HJ\"} [0-9.]*[1-9]" "$TMP/metrics2.txt" && pass ||
+    fail "no CPU time from the job's cgroup: $(grep fleetsim_job_cpu "$TMP/metrics2.txt")"
+fi
+if command -v promtool >/dev/null 2>&1; then
+  check "promtool check metrics (a job running: hpc_job, cgroup figures)" promtool check metrics <"$TMP/metrics2.txt"
+fi
+ag web cancel "$HJ" >/dev/null
 $CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"queue"}' >"$TMP/out"
 [ "$(head -1 "$TMP/out")" = 200 ] && grep -q '"ok":true' "$TMP/out" && pass || fail "POST /api queue: $(cat "$TMP/out")"
 $CHECK http POST "http://127.0.0.1:$port/api" "$(cat "$TMP/token")" '{"op":"submit","job":{"argv":["true"],"gpus":1,"cwd":"/"}}' >"$TMP/out"
@@ -381,6 +608,40 @@ stop_agent web
 write_config remote "http_listen = 0.0.0.0:$port" "http_token_file = $TMP/token"
 expect_exit 2 "a non-loopback listener needs http_allow_remote" "$AGENT" run --config "$TMP/remote.conf"
 grep -q "is not a loopback address" "$TMP/err" && pass || fail "remote listen: $(cat "$TMP/err")"
+
+# ---- floods: per-uid connection and request limits, idle timeouts, HTTP slots ----
+if [ "$(id -u)" != 0 ] || ! $NOBODY /usr/bin/python3 -c pass 2>/dev/null; then
+  skip "flood limits need root and /usr/bin/python3 (to flood as uid 65534 with setpriv)"
+else
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  write_config flood "http_listen = 127.0.0.1:$port" "http_token_file = $TMP/token" "max_conns_per_uid = 8" \
+    "max_requests_per_uid = 5" "conn_idle_timeout = 2s"
+  start_agent flood || { finish agent; exit 1; }
+  FLOOD="/usr/bin/python3 $ROOT/tests/agent/flood.py"
+  $NOBODY $FLOOD unix "$TMP/run/flood.sock" 20 4 >"$TMP/flood.out" 2>"$TMP/flood.err" &
+  fl=$!
+  _n=0; while [ $_n -lt 100 ] && ! grep -q ready "$TMP/flood.err" 2>/dev/null; do sleep 0.05; _n=$((_n + 1)); done
+  expect_exit 0 "root is served while uid 65534 holds its connections" ag flood status
+  wait $fl
+  grep -q "^opened 20 refused 12 line .*uid 65534 has 8 connections open (max_conns_per_uid)" "$TMP/flood.out" && pass ||
+    fail "per-uid connection limit: $(cat "$TMP/flood.out" "$TMP/flood.err")"
+  grep -q "^closed 8 of 8" "$TMP/flood.out" && pass || fail "idle connections not closed: $(cat "$TMP/flood.out")"
+  : >"$TMP/rate"
+  for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+    $NOBODY "$AGENT" status --socket "$TMP/run/flood.sock" >/dev/null 2>>"$TMP/rate"
+  done
+  grep -q "uid 65534 makes more than 5 requests a second (max_requests_per_uid)" "$TMP/rate" && pass ||
+    fail "no request was rate-limited in a burst of 30: $(head -2 "$TMP/rate")"
+  for k in 1 2 3 4 5 6 7 8 9 10 11 12; do ag flood status >/dev/null || fail "root was rate-limited"; done
+  $FLOOD tcp "127.0.0.1:$port" 20 4 >"$TMP/flood.out" 2>"$TMP/flood.err"
+  grep -q "^opened 20 refused 4 " "$TMP/flood.out" && grep -q "^closed 16 of 16" "$TMP/flood.out" && pass ||
+    fail "HTTP: 16 pending slots, closed after the header timeout: $(cat "$TMP/flood.out" "$TMP/flood.err")"
+  $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
+  [ "$(head -1 "$TMP/out")" = 200 ] && grep -q '^fleetsim_connections_refused_total \(1[6-9]\|[2-9][0-9]\)' "$TMP/out" &&
+    grep -q '^fleetsim_api_requests_total{result="rate_limited"} [1-9]' "$TMP/out" && pass ||
+    fail "metrics after the floods: $(grep -E 'refused|rate_limited' "$TMP/out")"
+  stop_agent flood
+fi
 
 # ---- NVML through a fake libnvidia-ml.so.1: inventory, XID drain, DCGM metrics ----
 if cc -shared -fPIC -o "$TMP/lib/libnvidia-ml.so.1" tests/agent/fake_nvml/fake_nvml.c 2>"$TMP/err"; then
@@ -424,10 +685,6 @@ fi
 # 5 s) arrives: each preemptive policy stops the long job (SIGTERM), starts the
 # short one, then restarts the long one with FLEETSIM_ATTEMPT=2; the recorded
 # trace replayed by fleetsim starts them in the same order.
-cat >"$TMP/inv1.json" <<'EOF'
-{"fleetsim_inventory": 1,
- "nodes": [{"name": "solo", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "memory_mib": 81559}]}
-EOF
 # appends its attempt number to FILE, then sleeps
 cat >"$TMP/attempt.sh" <<'EOF'
 #!/bin/sh
@@ -519,13 +776,15 @@ done
 for policy in fcfs+easy sjf+conservative tiresias fcfs+easy+gavel; do
   name=loop$(echo "$policy" | tr -cd 'a-z')
   write_config "$name" "policy = $policy"
+  # one node: the simulator may spread a job over nodes, the agent runs it on one
+  sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/$name.conf"
   start_agent "$name" || continue
-  # 24 jobs in a burst: sizes 1..16 GPUs, distinct run times 0.3-2.3 s, limits above them
+  # 24 jobs in a burst: sizes 1..8 GPUs (one node), distinct run times 0.3-2.3 s, limits above them
   awk 'BEGIN { srand(6); for (k = 1; k <= 24; k++) {
-         g = int(2 ^ int(rand() * 5)); r = 0.3 + ((k * 7) % 24) * 0.085;
+         g = int(2 ^ int(rand() * 4)); r = 0.3 + ((k * 7) % 24) * 0.085;
          printf "%d %.3f %ds\n", g, r, int(r * (1 + rand())) + 1 } }' >"$TMP/$name.jobs"
   while read -r g r l; do ag "$name" submit --gpus "$g" --time "$l" -- sleep "$r" >/dev/null; done <"$TMP/$name.jobs"
-  wait_idle "$name" 40 || fail "$policy closed-loop jobs did not finish"
+  wait_idle "$name" 60 || fail "$policy closed-loop jobs did not finish"
   stop_agent "$name"
   agent_order=$($CHECK trace-order "$TMP/$name.state/trace.jsonl")
   "$FLEETSIM" replay --quiet --policy "$policy" --jobs-csv "$TMP/$name.csv" "$TMP/$name.state/trace.jsonl" \

@@ -84,6 +84,8 @@ static void test_http(void)
     CHECK(!http_authorized("Bearer 0123456789abcdeg", "0123456789abcdef"));
     CHECK(!http_authorized("Bearer 0123456789abcde", "0123456789abcdef"));
     CHECK(!http_authorized("Basic 0123456789abcdef", "0123456789abcdef"));
+    CHECK(http_authorized("bearer 0123456789abcdef", "0123456789abcdef")); /* the scheme in any case */
+    CHECK(http_authorized("BEARER 0123456789abcdef", "0123456789abcdef"));
     CHECK(!http_authorized("", "0123456789abcdef"));
 }
 
@@ -129,7 +131,8 @@ static void test_metrics_text(void)
     snprintf(inv.gpus[1].uuid, sizeof inv.gpus[1].uuid, "GPU-2");
     inv.gpus[1].drained = 1;
     snprintf(inv.gpus[1].drain_reason, sizeof inv.gpus[1].drain_reason, "critical xid 79");
-    int64_t gpu_job[2] = {0, 0};
+    int64_t gpu_job[2] = {17, 0};
+    inv.gpus[0].memory_bytes = 1024ULL << 20;
     struct scheduler s;
     memset(&s, 0, sizeof s);
     snprintf(s.ph.spec, sizeof s.ph.spec, "fcfs+easy");
@@ -138,7 +141,7 @@ static void test_metrics_text(void)
     metrics_observe_wait(&m, 0);
     metrics_observe_wait(&m, 7000000);
     metrics_observe_wait(&m, 100000000000LL);
-    struct metrics_view v = {&inv, gpu_job, NULL, &s, 3, 1, 5, 1.5, "h", "0.1.0"};
+    struct metrics_view v = {&inv, gpu_job, NULL, &s, 3, 1, 5, 1.5, "h", "0.1.0", NULL, 0, NULL};
     struct buf b;
     buf_init(&b);
     CHECK_INT(metrics_render(&b, &m, &v), 0);
@@ -148,7 +151,13 @@ static void test_metrics_text(void)
     CHECK(strstr(b.data, "fleetsim_job_wait_seconds_count 3\n") != NULL);
     CHECK(strstr(b.data, "fleetsim_gpus{state=\"drained\"} 1\n") != NULL);
     CHECK(strstr(b.data, "node=\"n\\\"1\"") != NULL); /* label escaping */
-    CHECK(strstr(b.data, "DCGM_") == NULL);           /* no NVML, no GPU series */
+    /* no NVML: DCGM names all the same, the memory size from the inventory, zeros */
+    CHECK(strstr(b.data, "DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-1\"") != NULL);
+    CHECK(strstr(b.data, "Hostname=\"n\\\"1\",hpc_job=\"17\"} 1024\n") != NULL); /* GPU 0 runs job 17 */
+    CHECK(strstr(b.data, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-2\"") != NULL);
+    CHECK(strstr(b.data, "fleetsim_gpu_job{node=\"n\\\"1\",gpu=\"0\",UUID=\"GPU-1\"} 17\n") != NULL);
+    CHECK(strstr(b.data, "fleetsim_gpu_drained{node=\"n\\\"1\",gpu=\"1\",UUID=\"GPU-2\"} 1\n") != NULL);
+    CHECK(strstr(b.data, "critical xid") == NULL); /* free text never in a label */
     CHECK(b.len > 0 && b.data[b.len - 1] == '\n');
     buf_release(&b);
     inventory_release(&inv);

@@ -42,17 +42,17 @@ static void setup(struct fixture *f, const char *policy)
     err_clear(&e);
     CHECK_INT(inventory_parse_fake(&f->inv, "i", inv_text, strlen(inv_text), &e), 0);
     CHECK_INT(scheduler_init(&f->s, policy, 0, &e), 0);
-    /* running: all 8 GPUs of node a until t=100 s */
-    f->running = mk(1, 8, 0, 100);
+    /* running: all 8 GPUs of node a and GPUs 12-15 of b until t=100 s */
+    f->running = mk(1, 12, 0, 100);
     f->running->state = JOB_RUNNING;
     f->running->start_us = 0;
-    f->running->gpu_idx = malloc(8 * sizeof *f->running->gpu_idx);
-    for (int i = 0; i < 8; i++)
-        f->running->gpu_idx[i] = i;
-    f->running->n_gpu_idx = 8;
-    /* waiting: 16 GPUs (must wait for a), 4 GPUs for 50 s (ends before
-     * the reservation), 4 GPUs for 500 s (would delay it) */
-    f->q[0] = mk(2, 16, 1, 100);
+    f->running->gpu_idx = malloc(12 * sizeof *f->running->gpu_idx);
+    for (int i = 0; i < 12; i++)
+        f->running->gpu_idx[i] = i < 8 ? i : i + 4;
+    f->running->n_gpu_idx = 12;
+    /* waiting: 8 GPUs (a whole node: must wait for the running job), 4 GPUs
+     * for 50 s (ends before the reservation), 4 GPUs for 500 s (would delay it) */
+    f->q[0] = mk(2, 8, 1, 100);
     f->q[1] = mk(3, 4, 2, 50);
     f->q[2] = mk(4, 4, 3, 500);
     sched_result_init(&f->res);
@@ -93,13 +93,14 @@ static void test_left_out_and_drained(void)
     setup(&f, "fcfs");
     struct err e;
     err_clear(&e);
-    f.inv.nodes[1].drained = 1; /* only node a (busy) is up: the 16-GPU job cannot fit at all */
+    f.q[0]->gpus = 16; /* larger than any node: left out (one node per job) */
+    f.inv.nodes[1].drained = 1; /* only node a (busy) is up */
     CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, f.q, 3, &f.running, 1, &f.res, &e), 0);
     CHECK_INT(f.res.n_starts, 0);
     CHECK_INT(f.res.left_out, 1);
     f.inv.nodes[1].drained = 0;
     f.inv.gpus[8].drained = 1; /* b has 7 usable GPUs: 4 fit */
-    f.running->n_gpu_idx = 0;  /* and a is free now */
+    f.running->n_gpu_idx = 0;  /* and a is free now: 15 GPUs, but 16 fit on no node */
     CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, f.q, 3, &f.running, 1, &f.res, &e), 0);
     CHECK_INT(f.res.left_out, 1);
     for (uint32_t k = 0; k < f.res.n_starts; k++)
@@ -133,11 +134,44 @@ static int bad_decide(void *st, const struct cluster_view *v, struct policy_deci
 static const struct policy_ops bad_ops = {POLICY_ABI_VERSION, "bad", "breaks the contract", bad_create,
                                           bad_destroy, bad_decide, NULL};
 
+/* Starts the head of the queue on two nodes, half on each. */
+static int span_decide(void *st, const struct cluster_view *v, struct policy_decisions *out)
+{
+    (void)st;
+    int32_t half = v->queued[0].slots / 2;
+    out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, 0, 0, 2};
+    out->allocs[0] = (struct policy_alloc){0, half};
+    out->allocs[1] = (struct policy_alloc){1, v->queued[0].slots - half};
+    out->n = 1;
+    out->n_allocs = 2;
+    return 0;
+}
+static const struct policy_ops span_ops = {POLICY_ABI_VERSION, "span", "spreads a job over two nodes", bad_create,
+                                           bad_destroy, span_decide, NULL};
+
 /* The agent's pass with the fixture's policy replaced by ops. */
 static void use_policy(struct fixture *f, const struct policy_ops *ops)
 {
     policy_host_close(&f->s.ph);
     policy_host_adopt(&f->s.ph, ops, NULL, ops->name);
+}
+
+static void use_policy(struct fixture *f, const struct policy_ops *ops);
+
+static void test_spanning_start_not_carried_out(void)
+{
+    struct fixture f;
+    setup(&f, "fcfs");
+    use_policy(&f, &span_ops);
+    f.running->n_gpu_idx = 0; /* both nodes free */
+    struct agent_job *q[1] = {f.q[1]}; /* 4 GPUs: 2 on a, 2 on b */
+    struct err e;
+    err_clear(&e);
+    CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, q, 1, &f.running, 1, &f.res, &e), 0);
+    CHECK_INT(f.res.n_starts, 0);
+    CHECK_INT(f.res.spanning, 1);
+    CHECK_INT(f.s.spanning_refused, 1);
+    teardown(&f);
 }
 
 static void test_contract_violation_refuses_pass(void)
@@ -220,6 +254,8 @@ static void test_preemption_live(void)
      * an 8-GPU job of 5 s arrives at 10 s */
     f.inv.nodes[1].drained = 1;
     f.running->job_class = 0;
+    f.running->gpus = 8; /* only node a's GPUs */
+    f.running->n_gpu_idx = 8;
     struct agent_job *q = mk(9, 8, 10, 5);
     CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, &q, 1, &f.running, 1, &f.res, &e), 0);
     CHECK_INT(f.res.n_preempts, 1);
@@ -264,6 +300,7 @@ void suite_agent_scheduler(void)
 {
     test_run("scheduler: EASY backfilling on the live view", test_easy_backfill_live);
     test_run("scheduler: drained nodes and GPUs, jobs left out", test_left_out_and_drained);
+    test_run("scheduler: a start spread over two nodes is not carried out", test_spanning_start_not_carried_out);
     test_run("scheduler: a broken decision refuses the pass", test_contract_violation_refuses_pass);
     test_run("scheduler: simulator and agent word a broken pass alike", test_same_checker_in_both_hosts);
     test_run("scheduler: srtf preempts on the live view", test_preemption_live);

@@ -5,6 +5,7 @@
 
 #include "tests/unit/test.h"
 
+void suite_agent_cgroup(void);
 void suite_agent_config(void);
 void suite_agent_inventory(void);
 void suite_agent_protocol(void);
@@ -16,6 +17,7 @@ int main(int argc, char **argv)
     if (argc > 1)
         test_filter(argv[1]);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    suite_agent_cgroup();
     suite_agent_config();
     suite_agent_inventory();
     suite_agent_protocol();
