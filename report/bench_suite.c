@@ -252,9 +252,17 @@ int bench_suite_load(const char *path, struct bench_suite *s, struct diag_list *
         free(data);
         return err_set(err, path, 0, 0, "cannot read suite");
     }
+    int rc = bench_suite_load_buffer(path, data, len, s, diags, err);
+    free(data);
+    return rc;
+}
+
+int bench_suite_load_buffer(const char *path, const char *data, size_t len, struct bench_suite *s,
+                            struct diag_list *diags, struct err *err)
+{
+    memset(s, 0, sizeof *s);
     struct reader r;
     int rc = reader_open(&r, path, data, len, diags);
-    free(data);
     if (rc != 0) {
         reader_close(&r);
         return -1;
