@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "cli/cli.h"
 
 struct command {
@@ -37,6 +39,8 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default handler aborts the process; every call's status is checked instead */
+    gsl_set_error_handler_off();
     if (argc < 2) {
         print_usage(stderr);
         return CLI_USAGE;

@@ -1,9 +1,25 @@
 #include "models/distribution.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
 #include <string.h>
+
+/* Gamma(1 + 1/shape), the Weibull mean's factor; +inf where it overflows
+ * (shape below about 0.0059) rather than GSL's error handler. */
+static double weibull_gamma(double shape)
+{
+    gsl_sf_result r;
+    if (!(shape > 0) || gsl_sf_gamma_e(1.0 + 1.0 / shape, &r) != GSL_SUCCESS || !isfinite(r.val))
+        return HUGE_VAL;
+    return r.val;
+}
+
+int distribution_weibull_shape_ok(double shape)
+{
+    return isfinite(weibull_gamma(shape));
+}
 
 static const char *const kind_names[] = {"fixed", "uniform", "exponential", "weibull", "lognormal"};
 
@@ -35,7 +51,7 @@ double distribution_mean(const struct distribution *d)
     case DIST_EXPONENTIAL:
         return d->a;
     case DIST_WEIBULL:
-        return d->b * gsl_sf_gamma(1.0 + 1.0 / d->a);
+        return d->b * weibull_gamma(d->a);
     case DIST_LOGNORMAL:
         return d->a * exp(d->b * d->b / 2);
     }
@@ -44,7 +60,7 @@ double distribution_mean(const struct distribution *d)
 
 struct distribution distribution_weibull_with_mean(double shape, double mean)
 {
-    struct distribution d = {DIST_WEIBULL, shape, mean / gsl_sf_gamma(1.0 + 1.0 / shape)};
+    struct distribution d = {DIST_WEIBULL, shape, mean / weibull_gamma(shape)};
     return d;
 }
 
