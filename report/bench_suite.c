@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scenarios/reader.h"
+#include "sim/input_file.h"
 #include "sim/suggest.h"
 
 static const char *const top_keys[] = {"policies", "workloads"};
@@ -229,29 +230,10 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
 int bench_suite_load(const char *path, struct bench_suite *s, struct diag_list *diags, struct err *err)
 {
     memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return err_set(err, path, 0, 0, "cannot open suite: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *data = malloc(cap);
-    size_t got;
-    while (data && (got = fread(data + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *d = realloc(data, cap *= 2);
-            if (!d) {
-                free(data);
-                data = NULL;
-            }
-            data = d;
-        }
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!data || read_error) {
-        free(data);
-        return err_set(err, path, 0, 0, "cannot read suite");
-    }
+    char *data;
+    size_t len;
+    if (input_file_read(path, "suite", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
+        return -1;
     int rc = bench_suite_load_buffer(path, data, len, s, diags, err);
     free(data);
     return rc;

@@ -9,6 +9,7 @@
 #include "scenarios/catalog.h"
 #include "scenarios/fill.h"
 #include "scenarios/reader.h"
+#include "sim/input_file.h"
 
 /* The sections, in the order they are filled: the catalog before the
  * partitions that name its types, the cluster before the procurement that
@@ -173,44 +174,11 @@ int scenario_load_buffer(const char *name, const char *data, size_t len, struct 
     return scenario_parse(name, data, len, s, 0, diags, err);
 }
 
-/* The whole file; scenario files are small, so one read is simplest. */
-static char *read_file(const char *path, size_t *len, struct err *err)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        err_set(err, path, 0, 0, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap);
-    const char *why = buf ? NULL : "out of memory";
-    while (!why && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
-        n += got;
-        if (n < cap)
-            continue;
-        char *more = cap < ((size_t)64 << 20) ? realloc(buf, cap * 2) : NULL;
-        if (!more)
-            why = "file too large (over 64 MiB) or out of memory";
-        else
-            buf = more, cap *= 2;
-    }
-    if (!why && ferror(fp))
-        why = strerror(errno);
-    fclose(fp);
-    if (why) {
-        err_set(err, path, 0, 0, "cannot read: %s", why);
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 int scenario_load(const char *path, struct scenario *s, struct diag_list *diags, struct err *err)
 {
     size_t len;
-    char *data = read_file(path, &len, err);
-    if (!data)
+    char *data;
+    if (input_file_read(path, "scenario", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
         return -1;
     int rc = scenario_load_buffer(path, data, len, s, diags, err);
     free(data);
