@@ -131,11 +131,25 @@ static int component(struct reader *r, const yaml_node_t *n, const char *key, co
     return ok;
 }
 
+/* Copies n's text into buf whole, or refuses it with its length: a spec
+ * cut short would silently drop a component ('+quota(...)'). */
+static int copy_whole(struct reader *r, const yaml_node_t *n, const char *what, char *buf, size_t cap)
+{
+    size_t len = strlen(reader_text(n));
+    if (len >= cap) {
+        reader_error(r, n, "%s is %zu characters long, more than the %zu allowed", what, len, cap - 1);
+        return 0;
+    }
+    memcpy(buf, reader_text(n), len + 1);
+    return 1;
+}
+
 static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_policy *p)
 {
     memset(p, 0, sizeof *p);
     if (n->type == YAML_SCALAR_NODE) {
-        snprintf(p->spec, sizeof p->spec, "%s", reader_text(n));
+        if (!copy_whole(r, n, "the policy spec", p->spec, sizeof p->spec))
+            return 0;
         snprintf(p->name, sizeof p->name, "%s", reader_text(n));
         return 1;
     }
@@ -151,21 +165,25 @@ static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_poli
         return 0;
     }
     if (spec) {
-        ok &= scalar(r, spec, "'spec'");
-        snprintf(p->spec, sizeof p->spec, "%s", reader_text(spec));
+        ok &= scalar(r, spec, "'spec'") && copy_whole(r, spec, "'spec'", p->spec, sizeof p->spec);
     } else if (ord) {
         ok &= component(r, ord, "ordering", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "backfill"), "backfill", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "placement"), "placement", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "preempt"), "preempt", "preempt", p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "quota"), "quota", "quota", p->spec, sizeof p->spec);
+        if (strlen(p->spec) >= sizeof p->spec - 1) {
+            reader_error(r, ord, "the policy spec these components make is longer than the %zu characters allowed",
+                         sizeof p->spec - 2);
+            ok = 0;
+        }
     } else {
         reader_error(r, n, "a policy needs 'spec' or 'ordering'");
         return 0;
     }
     const yaml_node_t *params = reader_get(r, n, "params"), *name = reader_get(r, n, "name");
-    if (params && scalar(r, params, "'params'"))
-        snprintf(p->params, sizeof p->params, "%s", reader_text(params));
+    if (params && scalar(r, params, "'params'") && !copy_whole(r, params, "'params'", p->params, sizeof p->params))
+        ok = 0;
     if (name && scalar(r, name, "'name'"))
         snprintf(p->name, sizeof p->name, "%s", reader_text(name));
     else
@@ -193,8 +211,8 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
         w->is_scenario = 1;
         trace = scenario;
     }
-    int ok = scalar(r, trace, scenario ? "'scenario'" : "'trace'");
-    snprintf(w->trace, sizeof w->trace, "%s", reader_text(trace));
+    int ok = scalar(r, trace, scenario ? "'scenario'" : "'trace'") &&
+             copy_whole(r, trace, scenario ? "'scenario'" : "'trace'", w->trace, sizeof w->trace);
     ok &= integer(r, reader_get(r, n, "replication"), "'replication'", 0, 1000000, &w->replication);
     if (scenario && (reader_get(r, n, "nodes") || reader_get(r, n, "slots"))) {
         reader_error(r, n, "a scenario workload runs on the scenario's cluster: drop 'nodes' and 'slots'");
