@@ -188,16 +188,16 @@ FUZZ_CFLAGS = -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_S
 FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(CORE_SRC) $(POLICY_SRC)) build/fuzz/obj/gen/node_types_yaml.o
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -MMD -MP -c $< -o $@
 build/fuzz/obj/gen/node_types_yaml.o: $(GEN_CATALOG_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -c $< -o $@
 build/fuzz/libfuzzcore.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libfuzzcore.a
 	@mkdir -p build/fuzz
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< build/fuzz/libfuzzcore.a -o $@ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< build/fuzz/libfuzzcore.a -o $@ $(LDLIBS)
 
 # Each target runs FUZZ_SECONDS from its seeds (tests/fuzz/seeds/NAME) and
 # the corpus it grew before (build/fuzz/corpus-NAME); a crash stops the run
