@@ -147,6 +147,10 @@ static int copy_whole(struct reader *r, const yaml_node_t *n, const char *what, 
 static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_policy *p)
 {
     memset(p, 0, sizeof *p);
+    if (reader_is_null(n) || (n->type == YAML_SCALAR_NODE && !*reader_text(n))) {
+        reader_error(r, n, "a policy is a spec string or a mapping, not empty");
+        return 0;
+    }
     if (n->type == YAML_SCALAR_NODE) {
         if (!copy_whole(r, n, "the policy spec", p->spec, sizeof p->spec))
             return 0;

@@ -97,8 +97,20 @@ int reader_open(struct reader *r, const char *file, const char *data, size_t len
         if (parser.context)
             snprintf(ctx, sizeof ctx, " %s (from line %lu, column %lu)", parser.context,
                      (unsigned long)parser.context_mark.line + 1, (unsigned long)parser.context_mark.column + 1);
-        diag_add(diags, DIAG_ERROR, file, (long)parser.problem_mark.line + 1, (long)parser.problem_mark.column + 1,
-                 "invalid yaml: %s%s", parser.problem ? parser.problem : "syntax error", ctx);
+        long line = (long)parser.problem_mark.line + 1, col = (long)parser.problem_mark.column + 1;
+        if (parser.error == YAML_READER_ERROR) {
+            /* libyaml gives a reader error (bad UTF-8) as a byte offset only */
+            line = 1;
+            col = 1;
+            for (size_t i = 0; i < parser.problem_offset && i < len; i++) {
+                if (data[i] == '\n')
+                    line++, col = 1;
+                else if (((unsigned char)data[i] & 0xC0) != 0x80)
+                    col++;
+            }
+        }
+        diag_add(diags, DIAG_ERROR, file, line, col, "invalid yaml: %s%s", parser.problem ? parser.problem : "syntax error",
+                 ctx);
         r->errors++;
     }
     yaml_parser_delete(&parser);
