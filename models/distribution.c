@@ -10,10 +10,15 @@
  * (shape below about 0.0059) rather than GSL's error handler. */
 static double weibull_gamma(double shape)
 {
-    gsl_sf_result r;
-    if (!(shape > 0) || gsl_sf_gamma_e(1.0 + 1.0 / shape, &r) != GSL_SUCCESS || !isfinite(r.val))
+    if (!(shape > 0))
         return HUGE_VAL;
-    return r.val;
+    /* the _e form still calls GSL's handler, which aborts unless the host
+     * turned it off: off for this call, whoever links the library */
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    gsl_sf_result r;
+    int status = gsl_sf_gamma_e(1.0 + 1.0 / shape, &r);
+    gsl_set_error_handler(old);
+    return status == GSL_SUCCESS && isfinite(r.val) ? r.val : HUGE_VAL;
 }
 
 int distribution_weibull_shape_ok(double shape)
