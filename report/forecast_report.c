@@ -72,6 +72,13 @@ int forecast_report_write(const char *dir, const struct forecast_result *r, cons
     if (atomic_file_dir_open(&ad, dir, err))
         return -1;
     if (forecast_report_fill(ad.tmp, r, plan, st, err)) {
+        /* name the file as it would have been, not its temporary folder */
+        size_t n = strlen(ad.tmp);
+        if (strncmp(err->file, ad.tmp, n) == 0) {
+            char file[sizeof err->file];
+            if ((size_t)snprintf(file, sizeof file, "%s%s", ad.path, err->file + n) < sizeof file)
+                memcpy(err->file, file, sizeof file);
+        }
         atomic_file_dir_abort(&ad);
         return -1;
     }
