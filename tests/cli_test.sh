@@ -166,6 +166,8 @@ expect_exit 2 "forecast with weibull_shape 0.005" "$FLEETSIM" forecast -q -j 1 "
 if grep -qF "key 'failures.weibull_shape' is 0.005, too small" "$TMP/err"; then pass; else fail "weibull message: $(cat "$TMP/err")"; fi
 # a workload that synthesizes no job runs (no qsort(NULL, 0)) and says what it did
 expect_exit 0 "a forecast with no jobs" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/no-jobs.yaml
+# a failure too rare to come within the horizon is no failure (not "out of memory")
+expect_exit 0 "a forecast with a failure rate of 1e-300" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/rare-failures.yaml
 # a plugin with NULL fields is described; one that starts nothing fails its replay
 idle=$BUILD/tests/policy/plugin_idle.so
 expect_exit 0 "policy describe a plugin with NULL fields" "$FLEETSIM" policy describe "$idle"
