@@ -242,7 +242,9 @@ static int sacct_duration(const char *p, size_t n, double *out)
     if (dash && np == 1)
         secs *= 3600; /* "2-12": days and hours */
     *out = days * 86400 + secs;
-    return 0;
+    /* beyond 1e12 s (as the SWF reader) microseconds overflow int64_t; a
+     * run of 32,000 years is no run */
+    return *out <= 1e12 ? 0 : -1;
 }
 
 /* The gres/gpu count of a TRES list ("cpu=16,gres/gpu=8,mem=500G" or
