@@ -168,6 +168,10 @@ if grep -qF "key 'failures.weibull_shape' is 0.005, too small" "$TMP/err"; then 
 expect_exit 0 "a forecast with no jobs" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/no-jobs.yaml
 # a failure too rare to come within the horizon is no failure (not "out of memory")
 expect_exit 0 "a forecast with a failure rate of 1e-300" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/rare-failures.yaml
+# a scenario whose base trace is itself: the message names the file and line
+printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 2}\nworkload:\n  trace: self.yaml\n' >"$TMP/scn/self.yaml"
+expect_exit 4 "a scenario whose trace is itself" "$FLEETSIM" forecast -q -j 1 "$TMP/scn/self.yaml"
+if grep -qF "replication 0: $TMP/scn/self.yaml:1:1: field 1 ('cluster:') is not a number" "$TMP/err"; then pass; else fail "self trace: $(cat "$TMP/err")"; fi
 # a plugin with NULL fields is described; one that starts nothing fails its replay
 idle=$BUILD/tests/policy/plugin_idle.so
 expect_exit 0 "policy describe a plugin with NULL fields" "$FLEETSIM" policy describe "$idle"
