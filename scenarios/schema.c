@@ -636,8 +636,15 @@ int schema_convert(const struct schema_key *k, const char *shown, const char *te
     default:
         if (convert_unit(k, text, v) != 0) {
             int datelike = k->type == SCHEMA_DATE || k->type == SCHEMA_DATE_OR_DURATION;
+            double num;
+            char *end;
             if (datelike && looks_like_date(text))
                 snprintf(msg, len, "key '%s' is '%s', not a valid date", shown, text);
+            else if (text[0] == '-' && k->type != SCHEMA_DATE)
+                snprintf(msg, len, "key '%s' is '%s', a negative amount: expected 0 or more, e.g. '%s'", shown,
+                         text, text + 1);
+            else if (text[0] >= '0' && text[0] <= '9' && (num = strtod(text, &end), end != text) && !isfinite(num))
+                snprintf(msg, len, "key '%s' is '%s', a number too large to hold", shown, text);
             else
                 snprintf(msg, len, "key '%s' is '%s', expected %s", shown, text, unit_hint(k->type));
             return -1;
