@@ -172,6 +172,14 @@ expect_exit 0 "a forecast with a failure rate of 1e-300" "$FLEETSIM" forecast -q
 printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 2}\nworkload:\n  trace: self.yaml\n' >"$TMP/scn/self.yaml"
 expect_exit 4 "a scenario whose trace is itself" "$FLEETSIM" forecast -q -j 1 "$TMP/scn/self.yaml"
 if grep -qF "replication 0: $TMP/scn/self.yaml:1:1: field 1 ('cluster:') is not a number" "$TMP/err"; then pass; else fail "self trace: $(cat "$TMP/err")"; fi
+# a plugin that is no ELF file, or one built for another machine, says so (not "No such file")
+printf 'hello' >"$TMP/notelf.so"
+expect_exit 3 "a plugin that is no shared object" "$FLEETSIM" replay -q --policy "$TMP/notelf.so" $demo
+if grep -qF "cannot load policy plugin '$TMP/notelf.so': not a shared object (no ELF header)" "$TMP/err"; then pass; else fail "not-ELF plugin: $(cat "$TMP/err")"; fi
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[18:20] = b'\xb7\x00'; open(sys.argv[2], 'wb').write(d)" \
+  "$BUILD/policies/examples/example_policy.so" "$TMP/arm64.so"
+expect_exit 3 "a plugin built for another machine" "$FLEETSIM" replay -q --policy "$TMP/arm64.so" $demo
+if grep -qF "built for another machine (ELF class 2, machine 183;" "$TMP/err"; then pass; else fail "foreign plugin: $(cat "$TMP/err")"; fi
 # a plugin with NULL fields is described; one that starts nothing fails its replay
 idle=$BUILD/tests/policy/plugin_idle.so
 expect_exit 0 "policy describe a plugin with NULL fields" "$FLEETSIM" policy describe "$idle"
