@@ -16,6 +16,7 @@
  * files, a compare many folders). */
 static unsigned atomic_file_counter;
 
+/* Under /dev or /proc: where /dev/stdout and /proc/self/fd/N live. */
 static int atomic_file_special_path(const char *path)
 {
     return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
@@ -45,11 +46,16 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return err_set(err, path, 0, 0, "cannot write: is a folder");
-    if ((exists && !S_ISREG(st.st_mode)) || atomic_file_special_path(path))
+    if (exists && !S_ISREG(st.st_mode))
         return atomic_file_open_in_place(f, path, err);
     struct stat lst;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-        if (!exists) /* a dangling link: create its target through it */
+        /* a dangling link: create its target through it; /dev/stdout and
+         * links into /dev or /proc: a shell's redirection, kept as it is */
+        char to[64];
+        ssize_t n = readlink(path, to, sizeof to - 1);
+        to[n > 0 ? n : 0] = '\0';
+        if (!exists || atomic_file_special_path(path) || atomic_file_special_path(to))
             return atomic_file_open_in_place(f, path, err);
         char *real = realpath(path, NULL);
         if (!real)

@@ -9,8 +9,9 @@
  *   its permission bits.
  * - Anything else (a character device such as /dev/null or /dev/full, a FIFO,
  *   a terminal, /dev/stdout and the like, or a symlink to one of them) is
- *   written in place and never replaced; paths under /dev/ and /proc/ always
- *   are, since /dev/stdout may be a shell's redirection to a regular file.
+ *   written in place and never replaced; so is a symlink in or into /dev/ or
+ *   /proc/, since /dev/stdout may be a shell's redirection to a regular file
+ *   (a regular file such as /dev/shm/x is replaced as any other).
  * - An output that is the same regular file as an input is refused before
  *   anything is read (atomic_file_check_input, by device and inode).
  * - A report folder is written into a sibling temporary folder and swapped

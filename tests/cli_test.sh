@@ -123,6 +123,9 @@ if ls "$TMP" | grep -q '\.tmp\.'; then fail "temporary files left: $(ls "$TMP" |
 "$FLEETSIM" trace convert -q $demo /dev/stdout | cmp -s - "$TMP/conv.jsonl" && pass || fail "convert to /dev/stdout (a pipe)"
 "$FLEETSIM" trace convert -q $demo /dev/stdout >"$TMP/via-stdout.jsonl"
 if cmp -s "$TMP/via-stdout.jsonl" "$TMP/conv.jsonl"; then pass; else fail "convert to /dev/stdout redirected to a file"; fi
+ln -s /dev/stdout "$TMP/to-stdout"
+"$FLEETSIM" trace convert -q $demo "$TMP/to-stdout" >"$TMP/via-link.jsonl"
+if [ -L "$TMP/to-stdout" ] && cmp -s "$TMP/via-link.jsonl" "$TMP/conv.jsonl"; then pass; else fail "a symlink to /dev/stdout"; fi
 mkfifo "$TMP/out.fifo"
 cat "$TMP/out.fifo" >"$TMP/fifo.csv" &
 reader=$!
