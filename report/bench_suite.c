@@ -170,6 +170,10 @@ static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_poli
     }
     if (spec) {
         ok &= scalar(r, spec, "'spec'") && copy_whole(r, spec, "'spec'", p->spec, sizeof p->spec);
+        if (ok && (!p->spec[0] || reader_is_null(spec))) { /* found by fuzz_bench_suite */
+            reader_error(r, spec, "'spec' is empty: give a policy spec or leave the key out");
+            ok = 0;
+        }
     } else if (ord) {
         ok &= component(r, ord, "ordering", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "backfill"), "backfill", NULL, p->spec, sizeof p->spec);
