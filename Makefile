@@ -184,17 +184,33 @@ bench: deps
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
-build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(POLICY_SRC) build/gen/node_types_yaml.c
+# The library code is compiled once with clang's instrumentation into
+# build/fuzz/obj/ (fuzzer-no-link: coverage only) and linked into every target.
+FUZZ_CFLAGS = -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
+  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(CORE_SRC) $(POLICY_SRC)) build/fuzz/obj/gen/node_types_yaml.o
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -MMD -MP -c $< -o $@
+build/fuzz/obj/gen/node_types_yaml.o: $(GEN_CATALOG_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -c $< -o $@
+build/fuzz/libfuzzcore.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libfuzzcore.a
 	@mkdir -p build/fuzz
-	clang -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
-	  -fsanitize=fuzzer,address,undefined \
-	  $(shell pkg-config --cflags $(PKGS)) $< $(CORE_SRC) $(POLICY_SRC) build/gen/node_types_yaml.c -o $@ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< build/fuzz/libfuzzcore.a -o $@ $(LDLIBS)
 
+# Each target runs FUZZ_SECONDS from its seeds (tests/fuzz/seeds/NAME) and
+# the corpus it grew before (build/fuzz/corpus-NAME); a crash stops the run
+# and leaves its input in build/fuzz/ (keep it as a regression seed).
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
-	  name=$$(basename $$t); mkdir -p build/fuzz/corpus-$$name; \
+	  name=$$(basename $$t); mkdir -p build/fuzz/corpus-$$name tests/fuzz/seeds/$$name; \
 	  echo "fuzzing $$name for $(FUZZ_SECONDS) s" >&2; \
-	  $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus-$$name tests/fuzz/seeds/$$name || exit 1; \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/$$name- build/fuzz/corpus-$$name tests/fuzz/seeds/$$name || exit 1; \
 	done
 
 clean:

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "agent/client.h"
 #include "agent/config.h"
 #include "agent/daemon.h"
@@ -298,6 +300,8 @@ static int cmd_inventory(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default handler aborts the process; every call's status is checked instead */
+    gsl_set_error_handler_off();
     if (argc >= 2 && strcmp(argv[1], "__supervise") == 0)
         return executor_supervise_main();
     setvbuf(stdout, NULL, _IOLBF, 0);

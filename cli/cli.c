@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/atomic_file.h"
+
 void cli_print_diags(const struct diag_list *d, size_t max_warnings, int quiet)
 {
     size_t shown = 0, hidden = d->dropped;
@@ -56,6 +58,17 @@ void cli_warning(const char *fmt, ...)
     va_start(ap, fmt);
     vreport("warning", fmt, ap);
     va_end(ap);
+}
+
+int cli_check_output(const char *output, const char *input)
+{
+    struct err err;
+    err_clear(&err);
+    if (atomic_file_check_input(output, input, &err) != 0) {
+        cli_print_err(&err);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -41,6 +41,9 @@ int cli_open_policy(const char *spec, const char *params, double decide_timeout_
  * CLI_IO. s must be initialised (release it either way). */
 int cli_load_scenario(const char *path, struct scenario *s, int quiet);
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
+/* Refuses (CLI_USAGE, with a message) an output that is the same regular
+ * file as input (NULL: none), before anything is read. */
+int cli_check_output(const char *output, const char *input);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "auto", "swf", "jsonl", "sacct", "philly", ... (TRACE_FORMAT_NAMES) -> *fmt;

@@ -130,6 +130,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
     a->suite = argv[optind];
     if (a->tolerance_given && !a->baseline)
         return cli_usage_error("bench", "--tolerance needs --baseline");
+    if (a->junit && (cli_check_output(a->junit, a->suite) != CLI_OK || cli_check_output(a->junit, a->baseline) != CLI_OK))
+        return CLI_USAGE;
     return CLI_OK;
 }
 

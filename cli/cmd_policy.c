@@ -25,30 +25,67 @@ static const char policy_usage[] =
     "\n"
     "exit codes: 0 ok, 2 usage or unknown name, 3 cannot load the plugin\n";
 
+enum { POLICY_TEXT_MAX = 256, POLICY_PARAMS_SHOWN_MAX = 256 };
+
+/* A plugin's string, as it may be: NULL, unterminated within reason, or
+ * holding control bytes. Copies at most POLICY_TEXT_MAX - 1 bytes into buf,
+ * control bytes as '?', and "..." where it was cut. */
+static const char *plugin_text(char buf[POLICY_TEXT_MAX], const char *s, const char *if_null)
+{
+    if (!s)
+        s = if_null;
+    size_t n = 0;
+    for (; n < POLICY_TEXT_MAX - 1 && s[n]; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+    buf[n] = '\0';
+    if (n == POLICY_TEXT_MAX - 1 && s[n])
+        memcpy(buf + n - 3, "...", 3);
+    return buf;
+}
+
 static void print_params(const struct policy_param *params, size_t n)
 {
-    if (n == 0) {
+    if (n == 0 || !params) {
         printf("parameters   none\n");
+        return;
+    }
+    if (n > POLICY_PARAMS_SHOWN_MAX) {
+        cli_warning("the parameter table declares %zu rows; showing the first %d", n, POLICY_PARAMS_SHOWN_MAX);
+        n = POLICY_PARAMS_SHOWN_MAX;
+    }
+    /* the columns of every row, copied first: the table may come from a plugin */
+    char(*cell)[4][POLICY_TEXT_MAX] = calloc(n, sizeof *cell);
+    if (!cell) {
+        cli_error("out of memory");
         return;
     }
     size_t wn = 4, wt = 4, wd = 7;
     for (size_t i = 0; i < n; i++) {
-        if (strlen(params[i].name) > wn)
-            wn = strlen(params[i].name);
-        if (strlen(params[i].type) > wt)
-            wt = strlen(params[i].type);
-        if (strlen(params[i].default_value) + 2 > wd)
-            wd = strlen(params[i].default_value) + 2;
+        plugin_text(cell[i][0], params[i].name, "(no name)");
+        plugin_text(cell[i][1], params[i].type, "?");
+        plugin_text(cell[i][2], params[i].default_value && *params[i].default_value ? params[i].default_value : NULL,
+                    "(none)");
+        plugin_text(cell[i][3], params[i].summary, "");
+        if (strlen(cell[i][0]) > wn)
+            wn = strlen(cell[i][0]);
+        if (strlen(cell[i][1]) > wt)
+            wt = strlen(cell[i][1]);
+        if (strlen(cell[i][2]) + 2 > wd)
+            wd = strlen(cell[i][2]) + 2;
     }
     printf("\n| %-*s | %-*s | %-*s | %s |\n", (int)wn, "name", (int)wt, "type", (int)wd, "default", "meaning");
-    printf("|%.*s|%.*s|%.*s|---------|\n", (int)wn + 2, "------------------------------------------------------",
-           (int)wt + 2, "------------------------------------------------------", (int)wd + 2,
-           "------------------------------------------------------");
-    for (size_t i = 0; i < n; i++) {
-        const char *def = *params[i].default_value ? params[i].default_value : "(none)";
-        printf("| %-*s | %-*s | %-*s | %s |\n", (int)wn, params[i].name, (int)wt, params[i].type, (int)wd, def,
-               params[i].summary);
+    printf("|");
+    for (size_t k = 0; k < 3; k++) {
+        size_t w = (k == 0 ? wn : k == 1 ? wt : wd) + 2;
+        for (size_t j = 0; j < w; j++)
+            putchar('-');
+        putchar('|');
     }
+    printf("---------|\n");
+    for (size_t i = 0; i < n; i++)
+        printf("| %-*s | %-*s | %-*s | %s |\n", (int)wn, cell[i][0], (int)wt, cell[i][1], (int)wd, cell[i][2],
+               cell[i][3]);
+    free(cell);
 }
 
 static int policy_list(void)
@@ -80,7 +117,10 @@ static int describe_plugin(const char *path)
     struct err err;
     err_clear(&err);
     char file[1024];
-    snprintf(file, sizeof file, "%s", path);
+    if ((size_t)snprintf(file, sizeof file, "%s", path) >= sizeof file) {
+        cli_error("plugin path is %zu bytes long, more than the %zu allowed", strlen(path), sizeof file - 1);
+        return CLI_USAGE;
+    }
     char *colon = strstr(file, ".so:");
     if (colon)
         colon[3] = '\0';
@@ -88,9 +128,10 @@ static int describe_plugin(const char *path)
         cli_print_err(&err);
         return CLI_IO;
     }
+    char text[POLICY_TEXT_MAX];
     printf("plugin       %s\n", file);
-    printf("name         %s\n", pl.ops->name);
-    printf("summary      %s\n", pl.ops->summary ? pl.ops->summary : "");
+    printf("name         %s\n", plugin_text(text, pl.ops->name, "(none)"));
+    printf("summary      %s\n", plugin_text(text, pl.ops->summary, ""));
     printf("abi version  %u\n", pl.ops->abi_version);
     printf("observe      %s\n", pl.ops->observe ? "yes" : "no");
     print_params(pl.params, pl.n_params);

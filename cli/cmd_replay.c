@@ -391,6 +391,13 @@ static int replay_normal(const struct replay_args *a)
             describe_cluster(&cluster, a->scenario, desc, sizeof desc);
         summary_write_text(stdout, &s, a->trace, a->policy, desc);
     }
+    /* Waits of jobs that never started would read as a perfect policy. */
+    size_t runnable = w.n - result.stats.skipped_too_big - result.stats.skipped_invalid;
+    if (rc == CLI_OK && runnable > 0 && result.stats.starts == 0) {
+        cli_error("policy '%s' started none of the %zu jobs it could run: its figures mean nothing", a->policy,
+                  runnable);
+        rc = CLI_GATE;
+    }
 done:
     sim_result_release(&result);
     policy_host_close(&plugin);
@@ -490,5 +497,8 @@ int cmd_replay(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK)
         return rc;
+    if (a.jobs_csv && (cli_check_output(a.jobs_csv, a.trace) != CLI_OK ||
+                       cli_check_output(a.jobs_csv, a.scenario) != CLI_OK))
+        return CLI_USAGE;
     return a.protocol ? replay_protocol(&a) : replay_normal(&a);
 }

@@ -135,7 +135,16 @@ static void child_run(const struct scenario *s, uint32_t r, const char *policy, 
     struct dbuf b = {0};
     int status = 0;
     if (forecast_run_replication(s, r, policy, &rep, &err) != 0) {
-        dprintf(fd, "E%s", err.msg); /* an error message instead of numbers */
+        /* an error message instead of numbers, with the file it is about
+         * (a base trace that is not one names itself) */
+        if (err.file[0] && err.line > 0 && err.col > 0)
+            dprintf(fd, "E%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
+        else if (err.file[0] && err.line > 0)
+            dprintf(fd, "E%s:%ld: %s", err.file, err.line, err.msg);
+        else if (err.file[0] && !strstr(err.msg, err.file))
+            dprintf(fd, "E%s: %s", err.file, err.msg);
+        else
+            dprintf(fd, "E%s", err.msg);
         status = 4;
     } else if (encode(shape, &rep, &b) != 0) {
         status = 4;

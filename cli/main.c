@@ -1,9 +1,14 @@
 /* fleetsim: the command-line entry point. One file per subcommand (cmd_*.c),
  * as git's builtin/ does; this file only dispatches. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "cli/cli.h"
+#include "sim/input_file.h"
 
 struct command {
     const char *name;
@@ -37,6 +42,22 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default handler aborts the process; every call's status is checked instead */
+    gsl_set_error_handler_off();
+    const char *max_mb = getenv("FLEETSIM_MAX_TRACE_MB");
+    if (max_mb && *max_mb) {
+        char *end;
+        unsigned long long mb = strtoull(max_mb, &end, 10);
+        if (*end || mb == 0 || mb > ((uint64_t)1 << 40)) {
+            fprintf(stderr, "fleetsim: error: FLEETSIM_MAX_TRACE_MB is '%s', expected a whole number of MiB "
+                            "from 1\n", max_mb);
+            return CLI_USAGE;
+        }
+        input_file_set_trace_max((uint64_t)mb << 20);
+    }
+    const char *wait_s = getenv("FLEETSIM_PIPE_WAIT_S");
+    if (wait_s && *wait_s)
+        input_file_set_pipe_wait_s(atoi(wait_s));
     if (argc < 2) {
         print_usage(stderr);
         return CLI_USAGE;

@@ -1,9 +1,30 @@
 #include "models/distribution.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
 #include <string.h>
+
+/* Gamma(1 + 1/shape), the Weibull mean's factor; +inf where it overflows
+ * (shape below about 0.0059) rather than GSL's error handler. */
+static double weibull_gamma(double shape)
+{
+    if (!(shape > 0))
+        return HUGE_VAL;
+    /* the _e form still calls GSL's handler, which aborts unless the host
+     * turned it off: off for this call, whoever links the library */
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    gsl_sf_result r;
+    int status = gsl_sf_gamma_e(1.0 + 1.0 / shape, &r);
+    gsl_set_error_handler(old);
+    return status == GSL_SUCCESS && isfinite(r.val) ? r.val : HUGE_VAL;
+}
+
+int distribution_weibull_shape_ok(double shape)
+{
+    return isfinite(weibull_gamma(shape));
+}
 
 static const char *const kind_names[] = {"fixed", "uniform", "exponential", "weibull", "lognormal"};
 
@@ -35,7 +56,7 @@ double distribution_mean(const struct distribution *d)
     case DIST_EXPONENTIAL:
         return d->a;
     case DIST_WEIBULL:
-        return d->b * gsl_sf_gamma(1.0 + 1.0 / d->a);
+        return d->b * weibull_gamma(d->a);
     case DIST_LOGNORMAL:
         return d->a * exp(d->b * d->b / 2);
     }
@@ -44,7 +65,7 @@ double distribution_mean(const struct distribution *d)
 
 struct distribution distribution_weibull_with_mean(double shape, double mean)
 {
-    struct distribution d = {DIST_WEIBULL, shape, mean / gsl_sf_gamma(1.0 + 1.0 / shape)};
+    struct distribution d = {DIST_WEIBULL, shape, mean / weibull_gamma(shape)};
     return d;
 }
 

@@ -27,6 +27,9 @@ double distribution_sample(const struct distribution *d, struct pcg32 *rng);
 double distribution_mean(const struct distribution *d);
 /* A Weibull with the given shape and mean. */
 struct distribution distribution_weibull_with_mean(double shape, double mean);
+/* Whether a Weibull of this shape has a finite mean factor Gamma(1 + 1/shape)
+ * (false below about 0.0059, where it overflows a double). */
+int distribution_weibull_shape_ok(double shape);
 const char *distribution_kind_name(enum distribution_kind k);
 int distribution_kind_parse(const char *name, enum distribution_kind *k);
 

@@ -277,7 +277,7 @@ static int create_guarded(struct policy_host *h, const char *params, struct err 
         /* a plugin may fill the buffer without ending it */
         msg[sizeof msg - 1] = '\0';
         h->pl.state = NULL;
-        return err_set(err, NULL, 0, 0, "policy '%s' (%s): %s", h->spec, h->pl.ops->name,
+        return err_set(err, NULL, 0, 0, "policy '%s' (%.64s): %s", h->spec, h->pl.ops->name,
                        msg[0] ? msg : "create failed");
     }
     return 0;

@@ -41,6 +41,44 @@ int policy_plugin_split(const char *spec, const char *extra_params, char *path, 
     return 0;
 }
 
+/* The first bytes of an ELF file: class (32/64-bit), byte order, machine.
+ * Returns 0, or -1 when path cannot be read or is no ELF file. */
+static int elf_ident(const char *path, unsigned char *cls, unsigned *machine)
+{
+    unsigned char h[20];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t got = fread(h, 1, sizeof h, f);
+    fclose(f);
+    if (got < sizeof h || memcmp(h, "\x7f" "ELF", 4) != 0)
+        return -1;
+    *cls = h[4];
+    *machine = h[5] == 2 ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
+    return 0;
+}
+
+/* dlopen says "No such file or directory" for a plugin built for another
+ * machine: say what the file is instead, when that is the reason. */
+static int plugin_load_error(const char *path, const char *full, const char *why, struct err *err)
+{
+    unsigned char cls, mine_cls;
+    unsigned machine, mine;
+    FILE *f = fopen(full, "rb");
+    if (f) {
+        fclose(f);
+        if (elf_ident(full, &cls, &machine) != 0)
+            return err_set(err, NULL, 0, 0, "cannot load policy plugin '%s': not a shared object (no ELF header)",
+                           path);
+        if (elf_ident("/proc/self/exe", &mine_cls, &mine) == 0 && (cls != mine_cls || machine != mine))
+            return err_set(err, NULL, 0, 0,
+                           "cannot load policy plugin '%s': built for another machine (ELF class %u, machine %u; "
+                           "this fleetsim is class %u, machine %u)",
+                           path, cls, machine, mine_cls, mine);
+    }
+    return err_set(err, NULL, 0, 0, "cannot load policy plugin '%s': %s", path, why);
+}
+
 int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *err)
 {
     memset(pl, 0, sizeof *pl);
@@ -49,7 +87,7 @@ int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *e
     snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
     pl->handle = dlopen(full, RTLD_NOW | RTLD_LOCAL);
     if (!pl->handle)
-        return err_set(err, NULL, 0, 0, "cannot load policy plugin '%s': %s", path, dlerror());
+        return plugin_load_error(path, full, dlerror(), err);
     void *sym = dlsym(pl->handle, POLICY_ENTRY_SYMBOL);
     if (!sym) {
         policy_plugin_unload(pl);

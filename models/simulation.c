@@ -784,7 +784,12 @@ static int schedule_failure(struct host *h, uint32_t node)
     double k = h->failures->weibull_shape;
     struct distribution d = k > 0 && k != 1 ? distribution_weibull_with_mean(k, mean_us)
                                             : (struct distribution){DIST_EXPONENTIAL, mean_us, 0};
-    sim_time at = engine_now(&h->eng) + (sim_time)ceil(distribution_sample(&d, &l->rng));
+    double gap_us = ceil(distribution_sample(&d, &l->rng));
+    /* a rare enough failure falls past the end of time: it never comes
+     * (converting it would overflow, and read as "out of memory") */
+    if (!(gap_us < (double)(SIM_TIME_NEVER - engine_now(&h->eng))))
+        return 0;
+    sim_time at = engine_now(&h->eng) + (sim_time)gap_us;
     return engine_schedule(&h->eng, at, EVENT_CLASS_FAILURE, SIM_EV_FAILURE, node, 0) ? 0 : oom(h);
 }
 

@@ -209,7 +209,9 @@ int params_list(const struct params *p, const char *name, double lo, double hi, 
         size_t len = end ? (size_t)(end - t) : strlen(t);
         const char *colon = memchr(t, ':', len);
         double k, v;
-        if (!colon || number(t, (size_t)(colon - t), &k) != 0 || k != (double)(int32_t)k || k < -1 ||
+        /* the range first: converting 1e49 to int32_t is undefined (fuzz_policy_spec) */
+        if (!colon || number(t, (size_t)(colon - t), &k) != 0 || !(k >= -1 && k <= 2147483647.0) ||
+            k != (double)(int32_t)k ||
             number(colon + 1, len - (size_t)(colon - t) - 1, &v) != 0 || v < lo || v > hi) {
             snprintf(err, err_len,
                      "parameter '%s' of '%s': item '%.*s' is not KEY:VALUE with an integer key and a value "

@@ -70,6 +70,14 @@ const struct policy_ops *policy_registry_find(const char *spec, const char **par
         snprintf(err, err_len, "empty policy spec");
         return NULL;
     }
+    /* a control byte would reach messages (and terminals) as it is */
+    for (size_t i = 0; spec[i]; i++) {
+        unsigned char c = (unsigned char)spec[i];
+        if (c < 0x20 || c == 0x7f) {
+            snprintf(err, err_len, "policy spec has a control character (byte 0x%02x) at offset %zu", c, i);
+            return NULL;
+        }
+    }
     /* Every built-in spec is a composition of components. */
     *params = spec;
     return &queue_policy_ops;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scenarios/reader.h"
+#include "sim/input_file.h"
 #include "sim/suggest.h"
 
 static const char *const top_keys[] = {"policies", "workloads"};
@@ -130,11 +131,29 @@ static int component(struct reader *r, const yaml_node_t *n, const char *key, co
     return ok;
 }
 
+/* Copies n's text into buf whole, or refuses it with its length: a spec
+ * cut short would silently drop a component ('+quota(...)'). */
+static int copy_whole(struct reader *r, const yaml_node_t *n, const char *what, char *buf, size_t cap)
+{
+    size_t len = strlen(reader_text(n));
+    if (len >= cap) {
+        reader_error(r, n, "%s is %zu characters long, more than the %zu allowed", what, len, cap - 1);
+        return 0;
+    }
+    memcpy(buf, reader_text(n), len + 1);
+    return 1;
+}
+
 static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_policy *p)
 {
     memset(p, 0, sizeof *p);
+    if (reader_is_null(n) || (n->type == YAML_SCALAR_NODE && !*reader_text(n))) {
+        reader_error(r, n, "a policy is a spec string or a mapping, not empty");
+        return 0;
+    }
     if (n->type == YAML_SCALAR_NODE) {
-        snprintf(p->spec, sizeof p->spec, "%s", reader_text(n));
+        if (!copy_whole(r, n, "the policy spec", p->spec, sizeof p->spec))
+            return 0;
         snprintf(p->name, sizeof p->name, "%s", reader_text(n));
         return 1;
     }
@@ -150,21 +169,29 @@ static int load_policy(struct reader *r, const yaml_node_t *n, struct bench_poli
         return 0;
     }
     if (spec) {
-        ok &= scalar(r, spec, "'spec'");
-        snprintf(p->spec, sizeof p->spec, "%s", reader_text(spec));
+        ok &= scalar(r, spec, "'spec'") && copy_whole(r, spec, "'spec'", p->spec, sizeof p->spec);
+        if (ok && (!p->spec[0] || reader_is_null(spec))) { /* found by fuzz_bench_suite */
+            reader_error(r, spec, "'spec' is empty: give a policy spec or leave the key out");
+            ok = 0;
+        }
     } else if (ord) {
         ok &= component(r, ord, "ordering", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "backfill"), "backfill", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "placement"), "placement", NULL, p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "preempt"), "preempt", "preempt", p->spec, sizeof p->spec);
         ok &= component(r, reader_get(r, n, "quota"), "quota", "quota", p->spec, sizeof p->spec);
+        if (strlen(p->spec) >= sizeof p->spec - 1) {
+            reader_error(r, ord, "the policy spec these components make is longer than the %zu characters allowed",
+                         sizeof p->spec - 2);
+            ok = 0;
+        }
     } else {
         reader_error(r, n, "a policy needs 'spec' or 'ordering'");
         return 0;
     }
     const yaml_node_t *params = reader_get(r, n, "params"), *name = reader_get(r, n, "name");
-    if (params && scalar(r, params, "'params'"))
-        snprintf(p->params, sizeof p->params, "%s", reader_text(params));
+    if (params && scalar(r, params, "'params'") && !copy_whole(r, params, "'params'", p->params, sizeof p->params))
+        ok = 0;
     if (name && scalar(r, name, "'name'"))
         snprintf(p->name, sizeof p->name, "%s", reader_text(name));
     else
@@ -192,8 +219,8 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
         w->is_scenario = 1;
         trace = scenario;
     }
-    int ok = scalar(r, trace, scenario ? "'scenario'" : "'trace'");
-    snprintf(w->trace, sizeof w->trace, "%s", reader_text(trace));
+    int ok = scalar(r, trace, scenario ? "'scenario'" : "'trace'") &&
+             copy_whole(r, trace, scenario ? "'scenario'" : "'trace'", w->trace, sizeof w->trace);
     ok &= integer(r, reader_get(r, n, "replication"), "'replication'", 0, 1000000, &w->replication);
     if (scenario && (reader_get(r, n, "nodes") || reader_get(r, n, "slots"))) {
         reader_error(r, n, "a scenario workload runs on the scenario's cluster: drop 'nodes' and 'slots'");
@@ -229,32 +256,21 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
 int bench_suite_load(const char *path, struct bench_suite *s, struct diag_list *diags, struct err *err)
 {
     memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return err_set(err, path, 0, 0, "cannot open suite: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *data = malloc(cap);
-    size_t got;
-    while (data && (got = fread(data + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *d = realloc(data, cap *= 2);
-            if (!d) {
-                free(data);
-                data = NULL;
-            }
-            data = d;
-        }
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!data || read_error) {
-        free(data);
-        return err_set(err, path, 0, 0, "cannot read suite");
-    }
+    char *data;
+    size_t len;
+    if (input_file_read(path, "suite", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
+        return -1;
+    int rc = bench_suite_load_buffer(path, data, len, s, diags, err);
+    free(data);
+    return rc;
+}
+
+int bench_suite_load_buffer(const char *path, const char *data, size_t len, struct bench_suite *s,
+                            struct diag_list *diags, struct err *err)
+{
+    memset(s, 0, sizeof *s);
     struct reader r;
     int rc = reader_open(&r, path, data, len, diags);
-    free(data);
     if (rc != 0) {
         reader_close(&r);
         return -1;

@@ -66,6 +66,10 @@ struct bench_suite {
 /* Loads path; every problem goes into diags. Returns 0, or -1 (bad suite:
  * diags hold errors; or unreadable: err set, diags empty). */
 int bench_suite_load(const char *path, struct bench_suite *s, struct diag_list *diags, struct err *err);
+/* The same from memory (path names the suite in messages and resolves the
+ * relative paths in it); err is set only when memory runs out. */
+int bench_suite_load_buffer(const char *path, const char *data, size_t len, struct bench_suite *s,
+                            struct diag_list *diags, struct err *err);
 void bench_suite_release(struct bench_suite *s);
 
 #endif

@@ -1,5 +1,6 @@
 #include "report/forecast_data.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -326,12 +327,14 @@ static int write_json(const char *dir, const struct forecast_digest *d, struct e
         json_decref(root);
         return -1;
     }
+    errno = 0;
     int rc = json_dumpf(root, f.fp, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
     json_decref(root);
     fputc('\n', f.fp);
     if (rc != 0) {
+        int saved = errno;
         atomic_file_abort(&f);
-        return err_set(err, f.path, 0, 0, "cannot write json");
+        return err_set(err, f.path, 0, 0, "cannot write: %s", saved ? strerror(saved) : "json encoding failed");
     }
     return atomic_file_commit(&f, err);
 }

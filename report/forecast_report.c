@@ -1,41 +1,16 @@
 #include "report/forecast_report.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 
 #include "report/forecast_charts.h"
 #include "report/forecast_data.h"
 #include "report/forecast_digest.h"
 #include "report/forecast_html.h"
 #include "report/gnuplot.h"
+#include "sim/atomic_file.h"
 
 enum { MAX_CHARTS = 16 };
-
-/* mkdir -p: creates dir and its missing parents. */
-static int make_dirs(const char *dir, struct err *err)
-{
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s", dir) >= sizeof path || !path[0])
-        return err_set(err, dir, 0, 0, "bad report folder name");
-    for (char *p = path + 1;; p++) {
-        char c = *p;
-        if (c == '/' || c == '\0') {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return err_set(err, path, 0, 0, "cannot create folder: %s", strerror(errno));
-            *p = c;
-        }
-        if (!c)
-            break;
-    }
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return err_set(err, dir, 0, 0, "not a folder");
-    return 0;
-}
 
 static void note_failure(struct report_status *st, const struct err *e)
 {
@@ -44,12 +19,10 @@ static void note_failure(struct report_status *st, const struct err *e)
         err_format(e, st->first_gnuplot_error, sizeof st->first_gnuplot_error);
 }
 
-int forecast_report_write(const char *dir, const struct forecast_result *r, const struct plan_summary *plan,
-                          struct report_status *st, struct err *err)
+/* Writes the report into dir, a fresh folder (atomic_file_dir's temporary one). */
+static int forecast_report_fill(const char *dir, const struct forecast_result *r, const struct plan_summary *plan,
+                                struct report_status *st, struct err *err)
 {
-    memset(st, 0, sizeof *st);
-    if (make_dirs(dir, err))
-        return -1;
     struct forecast_digest d;
     if (forecast_digest_init(&d, r, plan, err))
         return -1;
@@ -69,7 +42,7 @@ int forecast_report_write(const char *dir, const struct forecast_result *r, cons
                  "gnuplot not found (install gnuplot-nox): charts not drawn");
     }
     for (size_t i = 0; i < n; i++) {
-        char script[128], image[128], path[4200];
+        char script[128], image[128];
         snprintf(script, sizeof script, "%s.gp", charts[i]->name);
         snprintf(image, sizeof image, "%s.svg", charts[i]->name);
         if (!st->gnuplot_missing) {
@@ -82,12 +55,32 @@ int forecast_report_write(const char *dir, const struct forecast_result *r, cons
             }
             note_failure(st, &ge);
         }
-        /* An image from an earlier run would not match the data beside it. */
-        snprintf(path, sizeof path, "%s/%s", dir, image);
-        remove(path);
     }
     rc = forecast_html_write(dir, &d, charts, drawn, n, st, err);
 out:
     forecast_digest_release(&d);
     return rc;
+}
+
+/* The report is written beside dir and swapped in whole: a run that fails
+ * midway (a full disk) leaves the previous report as it was. */
+int forecast_report_write(const char *dir, const struct forecast_result *r, const struct plan_summary *plan,
+                          struct report_status *st, struct err *err)
+{
+    memset(st, 0, sizeof *st);
+    struct atomic_file_dir ad;
+    if (atomic_file_dir_open(&ad, dir, err))
+        return -1;
+    if (forecast_report_fill(ad.tmp, r, plan, st, err)) {
+        /* name the file as it would have been, not its temporary folder */
+        size_t n = strlen(ad.tmp);
+        if (strncmp(err->file, ad.tmp, n) == 0) {
+            char file[sizeof err->file];
+            if ((size_t)snprintf(file, sizeof file, "%s%s", ad.path, err->file + n) < sizeof file)
+                memcpy(err->file, file, sizeof file);
+        }
+        atomic_file_dir_abort(&ad);
+        return -1;
+    }
+    return atomic_file_dir_commit(&ad, err);
 }

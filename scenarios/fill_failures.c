@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/distribution.h"
 #include "scenarios/fill.h"
 #include "sim/units.h"
 
@@ -118,6 +119,11 @@ static void distribution_fill(struct fill *f, yaml_node_t *m)
     else if (!weibull && ss == READER_GIVEN)
         reader_error(f->r, reader_get(f->r, m, "weibull_shape"),
                      "key 'failures.weibull_shape' applies only with distribution 'weibull', not '%s'", kind.text);
+    else if (weibull && !distribution_weibull_shape_ok(shape.num))
+        reader_error(f->r, reader_get(f->r, m, "weibull_shape"),
+                     "key 'failures.weibull_shape' is %g, too small: the mean time between failures would "
+                     "need Gamma(1 + 1/%g), which overflows (use 0.006 or more)",
+                     shape.num, shape.num);
     else if (weibull)
         f->s->failures.weibull_shape = shape.num;
 }

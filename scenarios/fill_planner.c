@@ -19,12 +19,13 @@ enum { HORIZON_MAX_SAMPLES = 1000000 };
 int fill_policy_ok(struct fill *f, yaml_node_t *node, const char *shown, const char *spec)
 {
     size_t n = strlen(spec);
-    if (strchr(spec, '/') || (n > 3 && strcmp(spec + n - 3, ".so") == 0))
-        return 1; /* a plugin: the host loads it */
-    if (n >= POLICY_SPEC_MAX) {
-        reader_error(f->r, node, "key '%s' is longer than %d characters", shown, POLICY_SPEC_MAX - 1);
+    if (n >= POLICY_SPEC_MAX) { /* plugin paths too: a path cut short names another file */
+        reader_error(f->r, node, "key '%s' is %zu characters long, more than the %d allowed", shown, n,
+                     POLICY_SPEC_MAX - 1);
         return 0;
     }
+    if (strchr(spec, '/') || (n > 3 && strcmp(spec + n - 3, ".so") == 0))
+        return 1; /* a plugin: the host loads it */
     const struct policy_ops *ops;
     void *state = NULL;
     char msg[256], resolved[POLICY_SPEC_MAX * 2];

@@ -42,11 +42,47 @@ void reader_warning(struct reader *r, const yaml_node_t *at, const char *fmt, ..
 
 /* ---- the document ---- */
 
+/* Parses events only, as far as the nesting stays under READER_MAX_DEPTH.
+ * Returns 0, or -1 with the error reported (too deep); a syntax error is
+ * left for the loader to report with its context. */
+static int reader_check_depth(const char *file, const char *data, size_t len, struct diag_list *diags)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return 0; /* the loader says "out of memory" */
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break;
+        yaml_event_type_t type = ev.type;
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > READER_MAX_DEPTH) {
+                diag_add(diags, DIAG_ERROR, file, (long)ev.start_mark.line + 1, (long)ev.start_mark.column + 1,
+                         "nested more than %d levels deep (the limit)", READER_MAX_DEPTH);
+                rc = -1;
+            }
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (rc != 0 || type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 int reader_open(struct reader *r, const char *file, const char *data, size_t len, struct diag_list *diags)
 {
     memset(r, 0, sizeof *r);
     r->file = file;
     r->diags = diags;
+    if (reader_check_depth(file, data, len, diags) != 0) {
+        r->errors++;
+        return -1;
+    }
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         diag_add(diags, DIAG_ERROR, file, 0, 0, "out of memory");
@@ -61,8 +97,20 @@ int reader_open(struct reader *r, const char *file, const char *data, size_t len
         if (parser.context)
             snprintf(ctx, sizeof ctx, " %s (from line %lu, column %lu)", parser.context,
                      (unsigned long)parser.context_mark.line + 1, (unsigned long)parser.context_mark.column + 1);
-        diag_add(diags, DIAG_ERROR, file, (long)parser.problem_mark.line + 1, (long)parser.problem_mark.column + 1,
-                 "invalid yaml: %s%s", parser.problem ? parser.problem : "syntax error", ctx);
+        long line = (long)parser.problem_mark.line + 1, col = (long)parser.problem_mark.column + 1;
+        if (parser.error == YAML_READER_ERROR) {
+            /* libyaml gives a reader error (bad UTF-8) as a byte offset only */
+            line = 1;
+            col = 1;
+            for (size_t i = 0; i < parser.problem_offset && i < len; i++) {
+                if (data[i] == '\n')
+                    line++, col = 1;
+                else if (((unsigned char)data[i] & 0xC0) != 0x80)
+                    col++;
+            }
+        }
+        diag_add(diags, DIAG_ERROR, file, line, col, "invalid yaml: %s%s", parser.problem ? parser.problem : "syntax error",
+                 ctx);
         r->errors++;
     }
     yaml_parser_delete(&parser);
@@ -250,8 +298,12 @@ static void walk_required(struct reader *r, yaml_node_t *map, const struct walk_
 
 static void walk_map(struct reader *r, yaml_node_t *map, const struct walk_path *at)
 {
-    if (reader_is_null(map))
-        return; /* `section:` alone: present, all defaults */
+    if (reader_is_null(map)) {
+        /* `section:` alone (or `~`, or a document of nothing but `---`): no
+         * keys, so the keys it must have are missing, as in an empty mapping */
+        walk_required(r, map, at);
+        return;
+    }
     if (map->type != YAML_MAPPING_NODE) {
         if (at->shown[0])
             reader_error(r, map, "key '%s' must be a mapping of keys, not %s", at->shown, node_kind(map));

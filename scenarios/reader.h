@@ -26,7 +26,10 @@
 #include "scenarios/schema.h"
 #include "sim/err.h"
 
-enum { READER_MAX_ERRORS = 50, READER_PATH_MAX = 256 };
+/* READER_MAX_DEPTH: mappings and lists nested deeper than this are refused
+ * while parsing, before libyaml builds a tree (a file of 100,000 '[' took it
+ * 25 s); a scenario needs about 6. */
+enum { READER_MAX_ERRORS = 50, READER_PATH_MAX = 256, READER_MAX_DEPTH = 64 };
 
 struct reader {
     const char *file;

@@ -10,6 +10,7 @@
 #include "scenarios/catalog.h"
 #include "scenarios/fill.h"
 #include "scenarios/reader.h"
+#include "sim/input_file.h"
 
 /* The sections, in the order they are filled: the catalog before the
  * partitions that name its types, the cluster before the procurement that
@@ -135,6 +136,27 @@ static void sort_diags(struct diag_list *d, size_t from)
     }
 }
 
+/* A workload whose jobs over the horizon would not fit in memory is refused
+ * here rather than found out by a forecast that grows until it is killed
+ * (a job is about 100 bytes in memory; 100 million of them are 10 GB). */
+enum { SCENARIO_MAX_EXPECTED_JOBS = 100000000 };
+
+static void check_expected_jobs(struct reader *r, const struct scenario *s)
+{
+    if (!s->has_workload || r->errors)
+        return;
+    double jobs = 0;
+    for (size_t i = 0; i < s->workload.n_teams; i++)
+        jobs += synth_expected_jobs(&s->workload.teams[i], 0, s->horizon.length_us, s->start_unix_s);
+    if (!(jobs <= SCENARIO_MAX_EXPECTED_JOBS)) {
+        yaml_node_t *root = reader_root(r);
+        reader_error(r, reader_key(r, root, "workload"),
+                     "the workload would submit about %.3g jobs over the horizon, more than the %d a run can hold: "
+                     "lower the rates or shorten the horizon",
+                     jobs, SCENARIO_MAX_EXPECTED_JOBS);
+    }
+}
+
 /* Reads one document into s; catalog_only: a catalog file. */
 static int scenario_parse(const char *name, const char *data, size_t len, struct scenario *s, int catalog_only,
                           struct diag_list *diags, struct err *err)
@@ -148,6 +170,8 @@ static int scenario_parse(const char *name, const char *data, size_t len, struct
         if (catalog_only)
             catalog_check_top(&r);
         rc = fill_sections(&r, s, catalog_only);
+        if (rc == 0 && !catalog_only)
+            check_expected_jobs(&r, s);
     }
     size_t errors = r.errors;
     reader_close(&r);
@@ -192,44 +216,11 @@ int scenario_load_buffer(const char *name, const char *data, size_t len, struct 
     return 0;
 }
 
-/* The whole file; scenario files are small, so one read is simplest. */
-static char *read_file(const char *path, size_t *len, struct err *err)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        err_set(err, path, 0, 0, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap);
-    const char *why = buf ? NULL : "out of memory";
-    while (!why && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
-        n += got;
-        if (n < cap)
-            continue;
-        char *more = cap < ((size_t)64 << 20) ? realloc(buf, cap * 2) : NULL;
-        if (!more)
-            why = "file too large (over 64 MiB) or out of memory";
-        else
-            buf = more, cap *= 2;
-    }
-    if (!why && ferror(fp))
-        why = strerror(errno);
-    fclose(fp);
-    if (why) {
-        err_set(err, path, 0, 0, "cannot read: %s", why);
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 int scenario_load(const char *path, struct scenario *s, struct diag_list *diags, struct err *err)
 {
     size_t len;
-    char *data = read_file(path, &len, err);
-    if (!data)
+    char *data;
+    if (input_file_read(path, "scenario", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
         return -1;
     int rc = scenario_load_buffer(path, data, len, s, diags, err);
     free(data);

@@ -746,8 +746,15 @@ int schema_convert(const struct schema_key *k, const char *shown, const char *te
             int words = (k->type == SCHEMA_DURATION || k->type == SCHEMA_DISTRIBUTION ||
                          k->type == SCHEMA_DATE_OR_DURATION) &&
                         duration_in_words(text, near, sizeof near);
+            double num;
+            char *end;
             if (datelike && looks_like_date(text))
                 snprintf(msg, len, "key '%s' is '%s', not a valid date", shown, text);
+            else if (text[0] == '-' && k->type != SCHEMA_DATE)
+                snprintf(msg, len, "key '%s' is '%s', a negative amount: expected 0 or more, e.g. '%s'", shown,
+                         text, text + 1);
+            else if (text[0] >= '0' && text[0] <= '9' && (num = strtod(text, &end), end != text) && !isfinite(num))
+                snprintf(msg, len, "key '%s' is '%s', a number too large to hold", shown, text);
             else if (words)
                 snprintf(msg, len, "key '%s' is '%s', expected %s; did you mean '%s'?", shown, text,
                          unit_hint(k->type), near);

@@ -129,4 +129,125 @@ for x in p:
     assert x["offered_peak_gpus"]["mean"] >= x["offered_load_gpus"]["mean"]
     assert x["backlog_gpus"]["mean"] >= 0
 PY
+# ---- issue 11: one output writer, bounded inputs, no crash from a library ----
+small=tests/fuzz/seeds/fuzz_replication/small-forecast.yaml
+# an output that is also an input is refused before anything is read, and left as it was
+cp $demo "$TMP/same.swf"
+cp $demo "$TMP/same.orig"
+expect_exit 2 "trace convert X X refused" "$FLEETSIM" trace convert "$TMP/same.swf" "$TMP/same.swf"
+if grep -qxF "$TMP/same.swf: error: output is the same file as the input '$TMP/same.swf'" "$TMP/err"; then pass; else fail "convert X X message: $(cat "$TMP/err")"; fi
+if cmp -s "$TMP/same.swf" "$TMP/same.orig"; then pass; else fail "trace convert X X changed X"; fi
+expect_exit 2 "replay --jobs-csv T T refused" "$FLEETSIM" replay -q --jobs-csv "$TMP/same.swf" "$TMP/same.swf"
+if cmp -s "$TMP/same.swf" "$TMP/same.orig"; then pass; else fail "replay --jobs-csv T T changed T"; fi
+ln -s same.swf "$TMP/same-link.swf"
+expect_exit 2 "an output reached through a symlink to the input refused" "$FLEETSIM" trace convert "$TMP/same-link.swf" "$TMP/same.swf"
+expect_exit 2 "fit -o TRACE TRACE refused" "$FLEETSIM" fit -q -o "$TMP/same.swf" "$TMP/same.swf"
+if cmp -s "$TMP/same.swf" "$TMP/same.orig"; then pass; else fail "fit -o T T changed T"; fi
+expect_exit 2 "replay --jobs-csv SCENARIO refused" "$FLEETSIM" replay -q --scenario "$TMP/scn/s.yaml" --jobs-csv "$TMP/scn/s.yaml" $demo
+# a regular output is replaced whole; a symlink to one keeps being a link
+"$FLEETSIM" trace convert -q $demo "$TMP/conv.jsonl"
+ln -s conv.jsonl "$TMP/conv-link"
+expect_exit 0 "convert through a symlink" "$FLEETSIM" trace convert -q $demo "$TMP/conv-link"
+if [ -L "$TMP/conv-link" ] && cmp -s "$TMP/conv.jsonl" "$TMP/conv-link"; then pass; else fail "symlinked output replaced"; fi
+if ls "$TMP" | grep -q '\.tmp\.'; then fail "temporary files left: $(ls "$TMP" | grep '\.tmp\.')"; else pass; fi
+# /dev/stdout, a pipe and a FIFO are written in place
+"$FLEETSIM" trace convert -q $demo /dev/stdout | cmp -s - "$TMP/conv.jsonl" && pass || fail "convert to /dev/stdout (a pipe)"
+"$FLEETSIM" trace convert -q $demo /dev/stdout >"$TMP/via-stdout.jsonl"
+if cmp -s "$TMP/via-stdout.jsonl" "$TMP/conv.jsonl"; then pass; else fail "convert to /dev/stdout redirected to a file"; fi
+ln -s /dev/stdout "$TMP/to-stdout"
+"$FLEETSIM" trace convert -q $demo "$TMP/to-stdout" >"$TMP/via-link.jsonl"
+if [ -L "$TMP/to-stdout" ] && cmp -s "$TMP/via-link.jsonl" "$TMP/conv.jsonl"; then pass; else fail "a symlink to /dev/stdout"; fi
+mkfifo "$TMP/out.fifo"
+cat "$TMP/out.fifo" >"$TMP/fifo.csv" &
+reader=$!
+expect_exit 0 "replay --jobs-csv FIFO" "$FLEETSIM" replay -q --jobs-csv "$TMP/out.fifo" $demo
+wait $reader
+if [ -p "$TMP/out.fifo" ] && [ "$(wc -l <"$TMP/fifo.csv")" -gt 1000 ]; then pass; else fail "FIFO output replaced or empty"; fi
+# devices: written in place, never replaced (as root a rename would replace them)
+if [ "$(id -u)" = 0 ] && mknod "$TMP/null" c 1 3 2>/dev/null && mknod "$TMP/full" c 1 7 2>/dev/null; then
+  expect_exit 0 "replay --jobs-csv into a null device" "$FLEETSIM" replay -q --jobs-csv "$TMP/null" $demo
+  if [ -c "$TMP/null" ]; then pass; else fail "a null device became a $(stat -c %F "$TMP/null")"; fi
+  expect_exit 3 "replay --jobs-csv into a full device" "$FLEETSIM" replay -q --jobs-csv "$TMP/full" $demo
+  if grep -qxF "$TMP/full: error: cannot write: No space left on device" "$TMP/err"; then pass; else fail "full device message: $(cat "$TMP/err")"; fi
+  if [ -c "$TMP/full" ]; then pass; else fail "a full device became a $(stat -c %F "$TMP/full")"; fi
+  if [ -c "$TMP/null" ] && [ -c "$TMP/full" ]; then
+    # the same with the real ones, now that the private copies stayed devices
+    expect_exit 0 "replay --jobs-csv /dev/null" "$FLEETSIM" replay -q --jobs-csv /dev/null $demo
+    if [ -c /dev/null ]; then pass; else fail "/dev/null is no longer a character device"; fi
+    expect_exit 3 "fit -o /dev/full" "$FLEETSIM" fit -q -o /dev/full $demo
+    if [ -c /dev/full ]; then pass; else fail "/dev/full is no longer a character device"; fi
+  fi
+else
+  skip "device outputs: not root, or mknod not allowed"
+fi
+# inputs that are not regular files are refused, or given up when silent
+expect_exit 3 "trace stats /dev/zero refused" "$FLEETSIM" trace stats /dev/zero
+if grep -qxF "/dev/zero: error: cannot read the trace '/dev/zero': it is a character device, not a regular file" "$TMP/err"; then pass; else fail "/dev/zero message: $(cat "$TMP/err")"; fi
+expect_exit 3 "validate a folder" "$FLEETSIM" validate "$TMP"
+mkfifo "$TMP/in.fifo"
+FLEETSIM_PIPE_WAIT_S=1 "$FLEETSIM" validate "$TMP/in.fifo" >/dev/null 2>"$TMP/err"
+if grep -qF "a pipe with no data after 1 s" "$TMP/err"; then pass; else fail "silent FIFO: $(cat "$TMP/err")"; fi
+FLEETSIM_PIPE_WAIT_S=1 "$FLEETSIM" bench "$TMP/in.fifo" >/dev/null 2>"$TMP/err"
+if grep -qF "a pipe with no data after 1 s" "$TMP/err"; then pass; else fail "silent FIFO suite: $(cat "$TMP/err")"; fi
+cat $demo | "$FLEETSIM" trace stats /dev/stdin >"$TMP/out" 2>"$TMP/err" && grep -q "jobs         1000" "$TMP/out" && pass || fail "a trace through a pipe"
+# size limits name themselves
+head -c 2000000 /dev/zero | gzip >"$TMP/bomb.swf.gz"
+FLEETSIM_MAX_TRACE_MB=1 "$FLEETSIM" trace stats "$TMP/bomb.swf.gz" >/dev/null 2>"$TMP/err"
+if grep -qF "larger than 1 MiB (the limit; FLEETSIM_MAX_TRACE_MB raises it)" "$TMP/err"; then pass; else fail "trace limit: $(cat "$TMP/err")"; fi
+# no crash from GSL: a Weibull shape too small for Gamma() is refused by its key
+{ cat scenarios/examples/tiny.yaml; printf 'failures:\n  preset: llama3\n  distribution: weibull\n  weibull_shape: 0.005\n'; } >"$TMP/weibull.yaml"
+expect_exit 2 "forecast with weibull_shape 0.005" "$FLEETSIM" forecast -q -j 1 "$TMP/weibull.yaml"
+if grep -qF "key 'failures.weibull_shape' is 0.005, too small" "$TMP/err"; then pass; else fail "weibull message: $(cat "$TMP/err")"; fi
+# a workload that synthesizes no job runs (no qsort(NULL, 0)) and says what it did
+expect_exit 0 "a forecast with no jobs" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/no-jobs.yaml
+# a failure too rare to come within the horizon is no failure (not "out of memory")
+expect_exit 0 "a forecast with a failure rate of 1e-300" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/rare-failures.yaml
+# a scenario whose base trace is itself: the message names the file and line
+printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 2}\nworkload:\n  trace: self.yaml\n' >"$TMP/scn/self.yaml"
+expect_exit 4 "a scenario whose trace is itself" "$FLEETSIM" forecast -q -j 1 "$TMP/scn/self.yaml"
+if grep -qF "replication 0: $TMP/scn/self.yaml:1:1: field 1 ('cluster:') is not a number" "$TMP/err"; then pass; else fail "self trace: $(cat "$TMP/err")"; fi
+# a plugin that is no ELF file, or one built for another machine, says so (not "No such file")
+printf 'hello' >"$TMP/notelf.so"
+expect_exit 3 "a plugin that is no shared object" "$FLEETSIM" replay -q --policy "$TMP/notelf.so" $demo
+if grep -qF "cannot load policy plugin '$TMP/notelf.so': not a shared object (no ELF header)" "$TMP/err"; then pass; else fail "not-ELF plugin: $(cat "$TMP/err")"; fi
+if [ "$(uname -m)" = x86_64 ]; then
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[18:20] = b'\xb7\x00'; open(sys.argv[2], 'wb').write(d)" \
+  "$BUILD/policies/examples/example_policy.so" "$TMP/arm64.so"
+expect_exit 3 "a plugin built for another machine" "$FLEETSIM" replay -q --policy "$TMP/arm64.so" $demo
+if grep -qF "built for another machine (ELF class 2, machine 183;" "$TMP/err"; then pass; else fail "foreign plugin: $(cat "$TMP/err")"; fi
+else
+  skip "a plugin for another machine: the test patches an x86-64 plugin to aarch64"
+fi
+# a plugin with NULL fields is described; one that starts nothing fails its replay
+idle=$BUILD/tests/policy/plugin_idle.so
+expect_exit 0 "policy describe a plugin with NULL fields" "$FLEETSIM" policy describe "$idle"
+if grep -qF "| (no name)" "$TMP/out" && grep -qF "bell??[31m" "$TMP/out"; then pass; else fail "describe idle: $(cat "$TMP/out")"; fi
+expect_exit 1 "a policy that starts no job" "$FLEETSIM" replay --policy "$idle" $demo
+if grep -qxF "fleetsim: error: policy '$idle' started none of the 1000 jobs it could run: its figures mean nothing" "$TMP/err"; then pass; else fail "idle message: $(cat "$TMP/err")"; fi
+# a report is swapped in whole; one written over an old one on a full disk leaves the old one
+expect_exit 0 "forecast --report" "$FLEETSIM" forecast -q -j 1 --report "$TMP/rep" $small
+echo stale >"$TMP/rep/stale.dat"
+expect_exit 0 "forecast --report over a report" "$FLEETSIM" forecast -q -j 1 --report "$TMP/rep" $small
+if [ -f "$TMP/rep/index.html" ] && [ ! -e "$TMP/rep/stale.dat" ]; then pass; else fail "report not replaced whole"; fi
+mkdir "$TMP/mine" && echo precious >"$TMP/mine/notes.txt"
+expect_exit 3 "a folder that is not a report is not replaced" "$FLEETSIM" forecast -q -j 1 --report "$TMP/mine" $small
+if [ "$(cat "$TMP/mine/notes.txt")" = precious ]; then pass; else fail "a user's folder was replaced"; fi
+if [ "$(id -u)" = 0 ] && mkdir "$TMP/small-fs" && mount -t tmpfs -o size=2m tmpfs "$TMP/small-fs" 2>/dev/null; then
+  expect_exit 0 "a report on a small tmpfs" "$FLEETSIM" forecast -q -j 1 --report "$TMP/small-fs/rep" $small
+  cksum "$TMP/small-fs/rep/index.html" >"$TMP/old.sum"
+  ls "$TMP/small-fs/rep" >"$TMP/old.ls"
+  # fill the disk but for a few pages, so the next report fails midway
+  avail=$(df -k --output=avail "$TMP/small-fs" | tail -1)
+  dd if=/dev/zero of="$TMP/small-fs/filler" bs=1k count=$((avail - 24)) 2>/dev/null
+  "$FLEETSIM" forecast -q -j 1 --report "$TMP/small-fs/rep" $small >/dev/null 2>"$TMP/err"
+  got=$?
+  if [ "$got" = 3 ] && grep -q "small-fs/rep/[a-z_]*\.[a-z]*: error: cannot write: No space left on device$" "$TMP/err"; then pass; else fail "report on a full disk: exit $got, $(cat "$TMP/err")"; fi
+  cksum "$TMP/small-fs/rep/index.html" | cmp -s - "$TMP/old.sum" && pass || fail "the old report's index.html changed"
+  ls "$TMP/small-fs/rep" | cmp -s - "$TMP/old.ls" && pass || fail "the old report's files changed"
+  if [ "$(ls "$TMP/small-fs")" = "$(printf 'filler\nrep')" ]; then pass; else fail "left on the disk: $(ls "$TMP/small-fs")"; fi
+  umount "$TMP/small-fs"
+else
+  skip "report on a full tmpfs: needs root and mount -t tmpfs"
+fi
+
 finish cli

@@ -100,7 +100,12 @@ static int weibull_shape(const double *logy, size_t n, double *k_out)
     gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!s)
         return -1;
-    gsl_root_fsolver_set(s, &F, lo, hi);
+    /* a NaN from odd data would make the bracket invalid: GSL says so (its
+     * handler is off) and the fit falls back */
+    if (gsl_root_fsolver_set(s, &F, lo, hi) != GSL_SUCCESS) {
+        gsl_root_fsolver_free(s);
+        return -1;
+    }
     int status = GSL_CONTINUE;
     for (int iter = 0; iter < 200 && status == GSL_CONTINUE; iter++) {
         if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)

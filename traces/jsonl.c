@@ -57,7 +57,7 @@ struct jsonl_key {
 };
 
 static const struct jsonl_key jsonl_job_keys[] = {
-    {"id", JSONL_INTEGER, JSONL_ID, 0, 0, -9.2e18, 9.2e18},
+    {"id", JSONL_INTEGER, JSONL_ID, 0, 0, -9.3e18, 9.3e18}, /* every int64_t (jansson refuses the rest) */
     {"submit_s", JSONL_NUMBER, JSONL_SUBMIT, 1, 0, 0, JSONL_MAX_S},
     {"runtime_s", JSONL_NUMBER, JSONL_RUNTIME, 1, 0, 0, JSONL_MAX_S},
     {"limit_s", JSONL_NUMBER, JSONL_LIMIT, 0, 1, 0, JSONL_MAX_S},

@@ -175,8 +175,14 @@ static int sacct_time(struct sacct_reader *r, const char *p, size_t n, long line
     }
     int y, mo, d, h, mi, s;
     char t, end;
-    if (sscanf(buf, "%4d-%2d-%2d%c%2d:%2d:%2d%c", &y, &mo, &d, &t, &h, &mi, &s, &end) != 7 || t != 'T' ||
-        mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 || y < 1970)
+    if (n != 19 || sscanf(buf, "%4d-%2d-%2d%c%2d:%2d:%2d%c", &y, &mo, &d, &t, &h, &mi, &s, &end) != 7 ||
+        t != 'T' || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60 ||
+        y < 1970)
+        return -1;
+    /* 2027-02-30 is no day (mktime would make it March 2nd) */
+    static const int month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > month_days[mo - 1] + (mo == 2 && leap))
         return -1;
     if (!r->warned_local) {
         r->warned_local = 1;
@@ -223,13 +229,22 @@ static int sacct_duration(const char *p, size_t n, double *out)
     }
     if (np < 2 && !dash)
         return -1;
+    /* the clock fields are bounded: 1-99:99:99 is no duration */
+    if (np >= 2 && parts[np - 1] >= 60)
+        return -1;
+    if (np == 3 && parts[1] >= 60)
+        return -1;
+    if (dash && parts[0] >= 24)
+        return -1;
     double secs = 0;
     for (int i = 0; i < np; i++)
         secs = secs * 60 + parts[i];
     if (dash && np == 1)
         secs *= 3600; /* "2-12": days and hours */
     *out = days * 86400 + secs;
-    return 0;
+    /* beyond 1e12 s (as the SWF reader) microseconds overflow int64_t; a
+     * run of 32,000 years is no run */
+    return *out <= 1e12 ? 0 : -1;
 }
 
 /* The gres/gpu count of a TRES list ("cpu=16,gres/gpu=8,mem=500G" or

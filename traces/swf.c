@@ -64,6 +64,7 @@ struct swf_reader {
     enum swf_convention conv;
     struct workload *w;
     int have_unix_start;
+    long max_procs_line, max_procs_col; /* where MaxProcs was read, for the shape warning */
     int have_first; /* the first job line with a submit time, for epoch detection */
     double first_submit_s;
     long first_line, first_col;
@@ -173,6 +174,10 @@ static void swf_header(struct swf_reader *r, const char *s, size_t n, long linen
         return;
     }
     *slot = (int64_t)v;
+    if (slot == &r->w->meta.max_procs) {
+        r->max_procs_line = lineno;
+        r->max_procs_col = (long)val + 1;
+    }
     if (slot == &r->w->meta.unix_start_s)
         r->have_unix_start = 1;
 }
@@ -577,6 +582,13 @@ static int swf_finish(struct swf_reader *r)
         return -1;
     swf_report_repeats(r);
     swf_make_relative(r);
+    /* the header's two sizes must describe one machine of equal nodes */
+    int64_t mn = r->w->meta.max_nodes, mp = r->w->meta.max_procs;
+    if (mn > 0 && mp > 0 && mp % mn != 0)
+        textfile_warn(&r->rep, r->max_procs_line, r->max_procs_col,
+                      "header 'MaxProcs' %lld is not a multiple of 'MaxNodes' %lld: the machine is taken as %lld "
+                      "nodes of 1 slot (--nodes and --slots set it)",
+                      (long long)mp, (long long)mn, (long long)mp);
     if (r->conv == SWF_RLSCHEDULER) {
         if (r->w->n > 1)
             qsort(r->w->jobs, r->w->n, sizeof *r->w->jobs, swf_id_cmp);

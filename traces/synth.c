@@ -418,7 +418,8 @@ int synth_generate(const struct workload_spec *spec, sim_time start_us, sim_time
             rc = err_set(err, NULL, 0, 0, "out of memory synthesizing the workload");
     free(team_ids);
     if (rc == 0) {
-        qsort(o.jobs, o.n, sizeof *o.jobs, synth_job_cmp);
+        if (o.n) /* qsort(NULL, 0) is undefined */
+            qsort(o.jobs, o.n, sizeof *o.jobs, synth_job_cmp);
         int64_t next = max_id + 1;
         for (size_t i = 0; i < o.n && rc == 0; i++) {
             struct job *j = &o.jobs[i].j;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sim/input_file.h"
+
 enum { TEXTFILE_CHUNK = 1 << 20, TEXTFILE_GZBUF = 1 << 17 };
 
 /* zlib prefixes its messages with the path it was given; the caller's
@@ -28,16 +30,18 @@ static const char *textfile_zlib_reason(const char *msg, const char *path)
     return msg;
 }
 
-static gzFile textfile_open(const char *path)
+/* Regular files and pipes only (sim/input_file.h); "-" is a duplicate of
+ * standard input, which gzclose closes while standard input stays open. */
+static gzFile textfile_open(const char *path, struct err *err)
 {
-    if (strcmp(path, "-") != 0)
-        return gzopen(path, "rb");
-    int fd = dup(STDIN_FILENO); /* gzclose closes it; standard input stays open */
+    int fd = input_file_open(path, "trace", err);
     if (fd < 0)
         return NULL;
     gzFile gz = gzdopen(fd, "rb");
-    if (!gz)
+    if (!gz) {
         close(fd);
+        err_set(err, path, 0, 0, "out of memory reading '%s'", path);
+    }
     return gz;
 }
 
@@ -75,12 +79,11 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
 {
     *data = NULL;
     *len = 0;
-    errno = 0;
-    gzFile gz = textfile_open(path);
+    gzFile gz = textfile_open(path, err);
     if (!gz)
-        return err_set(err, path, 0, 0, "cannot open '%s': %s", path,
-                       errno ? strerror(errno) : "out of memory");
+        return -1;
     gzbuffer(gz, TEXTFILE_GZBUF);
+    uint64_t max = input_file_trace_max_bytes();
     char *buf = NULL;
     size_t cap = 0, n = 0;
     for (;;) {
@@ -91,10 +94,22 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
         }
         size_t room = cap - n - 1; /* keep one byte for the terminator */
         unsigned ask = room > INT_MAX / 2 ? INT_MAX / 2 : (unsigned)room;
+        if ((uint64_t)ask > max - (uint64_t)n + 1) /* n <= max here */
+            ask = (unsigned)(max - (uint64_t)n + 1);
         int got = gzread(gz, buf + n, ask);
         if (got <= 0)
             break;
         n += (size_t)got;
+        if ((uint64_t)n > max) { /* /dev/zero behind a pipe, a gzip bomb */
+            gzclose(gz);
+            free(buf);
+            char lim[32];
+            input_file_format_size(lim, sizeof lim, max);
+            return err_set(err, path, 0, 0,
+                           "cannot read the trace '%s': larger than %s (the limit; FLEETSIM_MAX_TRACE_MB "
+                           "raises it)",
+                           path, lim);
+        }
     }
     if (textfile_check(gz, path, err) != 0) {
         gzclose(gz);

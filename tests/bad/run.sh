@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/bad/run.sh: every file in tests/bad with a NAME.expect beside it is
 # given to fleetsim, which must exit as the first line says ("exit N") and
-# print each further line verbatim on stderr. See tests/bad/README.md.
+# print each further line verbatim on stderr. See tests/bad/README.md (what
+# runs each kind of case: scenarios, suites, policy specs, traces).
 . tests/lib.sh
 for expect in tests/bad/*.expect; do
   input=${expect%.expect}
@@ -10,7 +11,9 @@ for expect in tests/bad/*.expect; do
   # jobs larger than the cluster are the simulator's to report, not the reader's;
   # scenarios are checked by `fleetsim validate`
   case $name in
-    too-big.*) set -- replay "$input" ;;
+    too-big.*|replay-*) set -- replay "$input" ;;
+    suite-*.yaml) set -- bench -q -j 1 "$input" ;;
+    policy-*.spec) set -- replay -q --policy "$(cat "$input")" traces/examples/demo-gpu-cluster.swf ;;
     *.yaml) set -- validate "$input" ;;
     *) set -- trace stats "$input" ;;
   esac

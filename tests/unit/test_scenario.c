@@ -391,6 +391,33 @@ static void test_cannot_read(void)
     scn_release(&c);
 }
 
+/* Issue 11: null values are checked like empty mappings; a Weibull shape
+ * GSL cannot take the Gamma of is refused (GSL's handler stays as the host
+ * set it: the unit tests leave GSL's aborting default on); nesting is bounded. */
+static void test_null_and_library_limits(void)
+{
+    struct scn_case c;
+    scn_load_text(&c, "cluster:\n");
+    CHECK(c.rc != 0);
+    CHECK(has_diag(&c.d, "t.yaml:1:9: error: missing key 'partitions' in 'cluster'"));
+    scn_release(&c);
+    scn_load_text(&c, "~\n");
+    CHECK(has_diag(&c.d, "t.yaml:1:1: error: missing key 'cluster'"));
+    scn_release(&c);
+    scn_load_text(&c, "cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 2}\n"
+                      "failures:\n  preset: llama3\n  distribution: weibull\n  weibull_shape: 0.005\n");
+    CHECK(c.rc != 0);
+    CHECK(c.d.n == 1 && strstr(c.d.items[0].msg, "key 'failures.weibull_shape' is 0.005, too small") != NULL);
+    scn_release(&c);
+    char deep[400];
+    memset(deep, '[', 200);
+    memcpy(deep, "cluster: ", 9);
+    deep[200] = '\0';
+    scn_load_text(&c, deep);
+    CHECK(has_diag(&c.d, "t.yaml:1:73: error: nested more than 64 levels deep (the limit)"));
+    scn_release(&c);
+}
+
 /* ---- the schema table ---- */
 
 static void test_nearest_key(void)
@@ -487,6 +514,7 @@ void suite_scenario(void)
     test_run("scenario every error listed", test_error_all_listed);
     test_run("scenario warning fabric none", test_warning_no_fabric);
     test_run("scenario cannot read", test_cannot_read);
+    test_run("scenario null values, Weibull shape, nesting", test_null_and_library_limits);
     test_run("scenario nearest key", test_nearest_key);
     test_run("scenario schema consistent", test_schema_consistent);
     test_run("scenario aliases", test_aliases);

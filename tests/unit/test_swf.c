@@ -370,7 +370,7 @@ static void test_swf_gzip_files(void)
     workload_init(&w);
     err_clear(&e);
     CHECK_INT(swf_read("/nonexistent/x.swf", SWF_REPLAY, &w, NULL, &e), -1);
-    CHECK_STR(e.msg, "cannot open '/nonexistent/x.swf': No such file or directory");
+    CHECK_STR(e.msg, "cannot read the trace '/nonexistent/x.swf': No such file or directory");
     workload_release(&w);
 }
 

@@ -1,0 +1,43 @@
+/* input_file: opening and reading the files the tools read (scenarios,
+ * bench suites, traces), bounded.
+ *
+ * - A regular file is read; a FIFO or pipe (a named pipe, /dev/stdin, a
+ *   shell's <(...)) is read as a stream, but one that sends nothing for
+ *   INPUT_FILE_WAIT_S is given up ("no data after N s"), so a FIFO without a
+ *   writer cannot hang a run (the wait can be set); a folder, a device (/dev/zero) or a socket is
+ *   refused with what it is.
+ * - What is read is capped: scenarios and suites at INPUT_FILE_SMALL_MAX
+ *   bytes, traces (after decompression, traces/textfile.c) at
+ *   input_file_trace_max_bytes(); the message names the limit. The trace
+ *   limit can be raised (or lowered, in tests) with the environment variable
+ *   FLEETSIM_MAX_TRACE_MB, read once by the CLI (input_file_set_trace_max).
+ */
+#ifndef FLEETSIM_SIM_INPUT_FILE_H
+#define FLEETSIM_SIM_INPUT_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/err.h"
+
+enum { INPUT_FILE_WAIT_S = 30 };
+#define INPUT_FILE_SMALL_MAX ((size_t)64 << 20)
+#define INPUT_FILE_TRACE_MAX_DEFAULT ((uint64_t)16 << 30)
+
+/* Opens path for reading ("-": a duplicate of standard input) after the
+ * checks above; returns a file descriptor or -1 with err ("what" names the
+ * kind of file in messages: "scenario", "suite", "trace"). */
+int input_file_open(const char *path, const char *what, struct err *err);
+/* Reads all of path (NUL-terminated one past len; free it) up to max_bytes.
+ * Returns 0 or -1 with err. */
+int input_file_read(const char *path, const char *what, size_t max_bytes, char **data, size_t *len,
+                    struct err *err);
+uint64_t input_file_trace_max_bytes(void);
+/* How long a pipe may stay silent before it is given up (default
+ * INPUT_FILE_WAIT_S; FLEETSIM_PIPE_WAIT_S in the CLI). */
+void input_file_set_pipe_wait_s(int seconds);
+void input_file_set_trace_max(uint64_t bytes);
+/* "16 GiB", "64 MiB", "1 MiB": for messages. */
+void input_file_format_size(char *buf, size_t len, uint64_t bytes);
+
+#endif
