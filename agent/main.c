@@ -311,7 +311,8 @@ int main(int argc, char **argv)
     }
     /* `fleetsim-agent --socket PATH show 3`: a leading --socket is moved
      * after the command, where the commands parse it */
-    char **moved = NULL;
+    /* static: the moved argv lives as long as the process (as argv does) */
+    static char **moved;
     if (argc >= 3 && (strcmp(argv[1], "--socket") == 0 || strncmp(argv[1], "--socket=", 9) == 0)) {
         int n_opt = strcmp(argv[1], "--socket") == 0 ? 2 : 1;
         if (argc > n_opt + 1) {

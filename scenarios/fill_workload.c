@@ -593,7 +593,7 @@ int fill_workload_checks(struct fill *f, yaml_node_t *root)
         char horizon[32];
         units_format_duration(horizon, sizeof horizon, (double)s->horizon.length_us / 1e6);
         reader_error(f->r, reader_get(f->r, tm, "jobs_per_hour"),
-                     "workload too large to synthesize: about %.0f million jobs over the %s horizon (about %.0f GiB "
+                     "workload too large to synthesize: about %.3g million jobs over the %s horizon (about %.3g GiB "
                      "per replication), the limit is %d million; lower 'jobs_per_hour' or shorten the horizon",
                      jobs / 1e6, horizon, jobs * JOB_BYTES / 1073741824.0, SYNTH_MAX_JOBS / 1000000);
     }

@@ -136,26 +136,6 @@ static void sort_diags(struct diag_list *d, size_t from)
     }
 }
 
-/* A workload whose jobs over the horizon would not fit in memory is refused
- * here rather than found out by a forecast that grows until it is killed
- * (a job is about 100 bytes in memory; 100 million of them are 10 GB). */
-enum { SCENARIO_MAX_EXPECTED_JOBS = 100000000 };
-
-static void check_expected_jobs(struct reader *r, const struct scenario *s)
-{
-    if (!s->has_workload || r->errors)
-        return;
-    double jobs = 0;
-    for (size_t i = 0; i < s->workload.n_teams; i++)
-        jobs += synth_expected_jobs(&s->workload.teams[i], 0, s->horizon.length_us, s->start_unix_s);
-    if (!(jobs <= SCENARIO_MAX_EXPECTED_JOBS)) {
-        yaml_node_t *root = reader_root(r);
-        reader_error(r, reader_key(r, root, "workload"),
-                     "the workload would submit about %.3g jobs over the horizon, more than the %d a run can hold: "
-                     "lower the rates or shorten the horizon",
-                     jobs, SCENARIO_MAX_EXPECTED_JOBS);
-    }
-}
 
 /* Reads one document into s; catalog_only: a catalog file. */
 static int scenario_parse(const char *name, const char *data, size_t len, struct scenario *s, int catalog_only,
@@ -170,8 +150,6 @@ static int scenario_parse(const char *name, const char *data, size_t len, struct
         if (catalog_only)
             catalog_check_top(&r);
         rc = fill_sections(&r, s, catalog_only);
-        if (rc == 0 && !catalog_only)
-            check_expected_jobs(&r, s);
     }
     size_t errors = r.errors;
     reader_close(&r);
