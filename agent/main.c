@@ -298,6 +298,10 @@ static int cmd_inventory(int argc, char **argv)
     return rc;
 }
 
+/* The moved argv lives as long as the process, as argv does; kept here
+ * (volatile: a store the compiler may not drop) so leak checkers see it. */
+static char **volatile moved_argv;
+
 int main(int argc, char **argv)
 {
     /* GSL's default handler aborts the process; every call's status is checked instead */
@@ -311,8 +315,7 @@ int main(int argc, char **argv)
     }
     /* `fleetsim-agent --socket PATH show 3`: a leading --socket is moved
      * after the command, where the commands parse it */
-    /* static: the moved argv lives as long as the process (as argv does) */
-    static char **moved;
+    char **moved = NULL;
     if (argc >= 3 && (strcmp(argv[1], "--socket") == 0 || strncmp(argv[1], "--socket=", 9) == 0)) {
         int n_opt = strcmp(argv[1], "--socket") == 0 ? 2 : 1;
         if (argc > n_opt + 1) {
@@ -326,6 +329,7 @@ int main(int argc, char **argv)
                 for (int i = n_opt + 2; i < argc; i++)
                     moved[k++] = argv[i];
                 argv = moved;
+                moved_argv = moved;
             }
         }
     }
