@@ -10,6 +10,34 @@
 
 #include "sim/units.h"
 
+int gpufmt_first_line(const char *data, size_t len, const char **line, size_t *n)
+{
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    return textfile_lines_next(&it, line, n);
+}
+
+void gpufmt_read_csv(struct gpufmt *g, const char *data, size_t len, const struct gpufmt_csv *csv)
+{
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    const char *line;
+    size_t n;
+    int have_header = 0;
+    int64_t row_no = 0;
+    while (!g->rep.stopped && textfile_lines_next(&it, &line, &n)) {
+        if (n == 0 || (n == 1 && line[0] == '\r'))
+            continue;
+        if (!have_header) {
+            have_header = 1;
+            if (csv->header(csv->ctx, line, n, it.line) != 0)
+                return;
+            continue;
+        }
+        csv->row(csv->ctx, line, n, it.line, ++row_no);
+    }
+}
+
 void gpufmt_split(const char *line, size_t len, struct gpufmt_row *row)
 {
     row->n = 0;

@@ -111,6 +111,23 @@ int32_t gpufmt_intern(struct gpufmt *g, struct string_table *t, const char *p, s
 /* Appends a job; with rebase, submit_abs_s is its absolute submit time (the
  * job's submit_us is then set by gpufmt_finish). Returns 0 or -1 (no memory). */
 int gpufmt_push(struct gpufmt *g, const struct job *j, double submit_abs_s, long line);
+/* The first line of data (the header a detector looks at): 1 and *line,
+ * *n, or 0 when data holds no line. */
+int gpufmt_first_line(const char *data, size_t len, const char **line, size_t *n);
+
+/* What a CSV reader does with its header line and with each row after it. */
+struct gpufmt_csv {
+    /* 0 to read on; non-zero: the header is wrong, reported here, and
+     * reading stops */
+    int (*header)(void *ctx, const char *line, size_t len, long lineno);
+    void (*row)(void *ctx, const char *line, size_t len, long lineno, int64_t row_no);
+    void *ctx;
+};
+/* Reads data line by line until g's report stops it: blank lines are
+ * skipped, the first line goes to csv->header, the others to csv->row,
+ * numbered from 1. */
+void gpufmt_read_csv(struct gpufmt *g, const char *data, size_t len, const struct gpufmt_csv *csv);
+
 /* Reports the counted warnings and notes, fails on errors or no jobs,
  * rebases and sorts. Returns 0 or -1. Releases g. */
 int gpufmt_finish(struct gpufmt *g);

@@ -41,12 +41,10 @@ static const char *helios_missing(const int col[H_COLS])
 
 int helios_detect(const char *data, size_t len)
 {
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
     const char *line;
     size_t n, n_cols;
     int col[H_COLS];
-    if (!textfile_lines_next(&it, &line, &n))
+    if (!gpufmt_first_line(data, len, &line, &n))
         return 0;
     helios_columns(line, n, col, &n_cols);
     return col[H_ID] >= 0 && !helios_missing(col);
@@ -172,31 +170,27 @@ static void helios_row(struct helios_reader *r, const char *line, size_t len, lo
         gpufmt_push(g, &j, submit, lineno);
 }
 
+static int helios_header(void *ctx, const char *line, size_t len, long lineno)
+{
+    struct helios_reader *r = ctx;
+    helios_columns(line, len, r->col, &r->n_cols);
+    const char *missing = helios_missing(r->col);
+    if (missing)
+        textfile_error(&r->g.rep, lineno, 1, "no column '%s' in the header", missing);
+    return missing != NULL;
+}
+
+static void helios_next_row(void *ctx, const char *line, size_t len, long lineno, int64_t row_no)
+{
+    helios_row(ctx, line, len, lineno, row_no);
+}
+
 int helios_read_buffer(const char *name, const char *data, size_t len, struct workload *w, struct diag_list *diags,
                        struct err *err)
 {
     struct helios_reader r;
     gpufmt_init(&r.g, name, w, diags, err, 1);
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
-    const char *line;
-    size_t n;
-    int have_header = 0;
-    int64_t row_no = 0;
-    while (!r.g.rep.stopped && textfile_lines_next(&it, &line, &n)) {
-        if (n == 0 || (n == 1 && line[0] == '\r'))
-            continue;
-        if (!have_header) {
-            have_header = 1;
-            helios_columns(line, n, r.col, &r.n_cols);
-            const char *missing = helios_missing(r.col);
-            if (missing) {
-                textfile_error(&r.g.rep, it.line, 1, "no column '%s' in the header", missing);
-                break;
-            }
-            continue;
-        }
-        helios_row(&r, line, n, it.line, ++row_no);
-    }
+    struct gpufmt_csv csv = {helios_header, helios_next_row, &r};
+    gpufmt_read_csv(&r.g, data, len, &csv);
     return gpufmt_finish(&r.g);
 }

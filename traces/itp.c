@@ -21,12 +21,10 @@ static int itp_header(const char *line, size_t len, int col[ITP_COLS])
 
 int itp_detect(const char *data, size_t len)
 {
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
     const char *line;
     size_t n;
     int col[ITP_COLS];
-    return textfile_lines_next(&it, &line, &n) && itp_header(line, n, col) == 0;
+    return gpufmt_first_line(data, len, &line, &n) && itp_header(line, n, col) == 0;
 }
 
 static void itp_bad(struct gpufmt *g, const struct gpufmt_row *row, const int col[ITP_COLS], enum itp_col c,
@@ -81,35 +79,38 @@ static void itp_row(struct gpufmt *g, const int col[ITP_COLS], size_t n_cols, co
     gpufmt_push(g, &j, submit, lineno);
 }
 
+struct itp_reader {
+    struct gpufmt g;
+    int col[ITP_COLS];
+    size_t n_cols;
+};
+
+static int itp_read_header(void *ctx, const char *line, size_t len, long lineno)
+{
+    struct itp_reader *r = ctx;
+    struct gpufmt_row row;
+    gpufmt_split(line, len, &row);
+    r->n_cols = row.n;
+    if (itp_header(line, len, r->col) == 0)
+        return 0;
+    char q[TEXTFILE_QUOTE_CAP];
+    textfile_quote(q, sizeof q, line, len);
+    textfile_error(&r->g.rep, lineno, 1, "header '%s' lacks one of job_id, submission_time, duration, num_gpu", q);
+    return -1;
+}
+
+static void itp_next_row(void *ctx, const char *line, size_t len, long lineno, int64_t row_no)
+{
+    struct itp_reader *r = ctx;
+    itp_row(&r->g, r->col, r->n_cols, line, len, lineno, row_no);
+}
+
 int itp_read_buffer(const char *name, const char *data, size_t len, struct workload *w, struct diag_list *diags,
                     struct err *err)
 {
-    struct gpufmt g;
-    gpufmt_init(&g, name, w, diags, err, 0);
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
-    const char *line;
-    size_t n, n_cols = 0;
-    int col[ITP_COLS], have_header = 0;
-    int64_t row_no = 0;
-    while (!g.rep.stopped && textfile_lines_next(&it, &line, &n)) {
-        if (n == 0 || (n == 1 && line[0] == '\r'))
-            continue;
-        if (!have_header) {
-            have_header = 1;
-            struct gpufmt_row row;
-            gpufmt_split(line, n, &row);
-            n_cols = row.n;
-            if (itp_header(line, n, col) != 0) {
-                char q[TEXTFILE_QUOTE_CAP];
-                textfile_quote(q, sizeof q, line, n);
-                textfile_error(&g.rep, it.line, 1,
-                               "header '%s' lacks one of job_id, submission_time, duration, num_gpu", q);
-                break;
-            }
-            continue;
-        }
-        itp_row(&g, col, n_cols, line, n, it.line, ++row_no);
-    }
-    return gpufmt_finish(&g);
+    struct itp_reader r;
+    gpufmt_init(&r.g, name, w, diags, err, 0);
+    struct gpufmt_csv csv = {itp_read_header, itp_next_row, &r};
+    gpufmt_read_csv(&r.g, data, len, &csv);
+    return gpufmt_finish(&r.g);
 }

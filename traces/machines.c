@@ -54,11 +54,9 @@ void machines_release(struct machine_list *m)
 
 int machines_detect(const char *data, size_t len)
 {
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
     const char *line;
     size_t n;
-    if (!textfile_lines_next(&it, &line, &n))
+    if (!gpufmt_first_line(data, len, &line, &n))
         return 0;
     struct gpufmt_row row;
     gpufmt_split(line, n, &row);

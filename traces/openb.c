@@ -30,14 +30,12 @@ static const char *openb_columns(const char *line, size_t len, int col[O_COLS], 
 
 int openb_detect(const char *data, size_t len)
 {
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
     const char *line;
     size_t n, n_cols;
     int col[O_COLS];
     /* a pod list without times (the multigpu50 resample) is still one: its
      * read then says what it lacks */
-    return textfile_lines_next(&it, &line, &n) &&
+    return gpufmt_first_line(data, len, &line, &n) &&
            (!openb_columns(line, n, col, &n_cols) || (col[O_NAME] >= 0 && col[O_GPUS] >= 0 && col[O_MILLI] >= 0));
 }
 
@@ -138,31 +136,27 @@ static void openb_row(struct openb_reader *r, const char *line, size_t len, long
     gpufmt_push(g, &j, create, lineno);
 }
 
+static int openb_header(void *ctx, const char *line, size_t len, long lineno)
+{
+    struct openb_reader *r = ctx;
+    const char *missing = openb_columns(line, len, r->col, &r->n_cols);
+    if (missing)
+        textfile_error(&r->g.rep, lineno, 1, "no column '%s' in the openb pod list header%s", missing,
+                       r->col[O_CREATE] < 0 ? " (a list without times can be packed, not replayed)" : "");
+    return missing != NULL;
+}
+
+static void openb_next_row(void *ctx, const char *line, size_t len, long lineno, int64_t row_no)
+{
+    openb_row(ctx, line, len, lineno, row_no);
+}
+
 int openb_read_buffer(const char *name, const char *data, size_t len, struct workload *w, struct diag_list *diags,
                       struct err *err)
 {
     struct openb_reader r;
     gpufmt_init(&r.g, name, w, diags, err, 0);
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
-    const char *line;
-    size_t n;
-    int have_header = 0;
-    int64_t row_no = 0;
-    while (!r.g.rep.stopped && textfile_lines_next(&it, &line, &n)) {
-        if (n == 0 || (n == 1 && line[0] == '\r'))
-            continue;
-        if (!have_header) {
-            have_header = 1;
-            const char *missing = openb_columns(line, n, r.col, &r.n_cols);
-            if (missing) {
-                textfile_error(&r.g.rep, it.line, 1, "no column '%s' in the openb pod list header%s", missing,
-                               r.col[O_CREATE] < 0 ? " (a list without times can be packed, not replayed)" : "");
-                break;
-            }
-            continue;
-        }
-        openb_row(&r, line, n, it.line, ++row_no);
-    }
+    struct gpufmt_csv csv = {openb_header, openb_next_row, &r};
+    gpufmt_read_csv(&r.g, data, len, &csv);
     return gpufmt_finish(&r.g);
 }
