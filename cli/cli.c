@@ -111,6 +111,16 @@ int cli_parse_seconds(const char *option, const char *text, double *out)
     return 0;
 }
 
+int cli_read_machines(const char *path, int quiet, struct machine_list *m)
+{
+    struct diag_list diags;
+    struct err err;
+    machines_init(m);
+    diag_list_init(&diags, 100);
+    err_clear(&err);
+    return cli_finish_load(machines_read(path, m, &diags, &err), &diags, &err, quiet);
+}
+
 int cli_load_scenario(const char *path, struct scenario *s, int quiet)
 {
     struct diag_list diags;

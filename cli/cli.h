@@ -15,6 +15,7 @@
 #include "models/policy_host.h"
 #include "models/workload.h"
 #include "scenarios/scenario.h"
+#include "traces/machines.h"
 #include "sim/err.h"
 #include "traces/trace.h"
 
@@ -37,6 +38,10 @@ int cli_parse_seconds(const char *option, const char *text, double *out);
  * Returns CLI_OK, CLI_USAGE (a wrong spec or plugin) or CLI_IO (a plugin
  * that cannot be read). */
 int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph);
+/* Reads a machine or node list (traces/machines.h), printing its
+ * diagnostics; returns CLI_OK, CLI_USAGE or CLI_IO. m is initialised here;
+ * release it either way. */
+int cli_read_machines(const char *path, int quiet, struct machine_list *m);
 /* Loads a scenario, printing its diagnostics; returns CLI_OK, CLI_USAGE or
  * CLI_IO. s must be initialised (release it either way). */
 int cli_load_scenario(const char *path, struct scenario *s, int quiet);

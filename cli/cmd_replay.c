@@ -231,12 +231,9 @@ static const char *gpu_cluster_hint(enum trace_format f)
 static int cluster_from_machines(const char *path, int quiet, struct cluster *c, char *desc, size_t len)
 {
     struct machine_list m;
-    struct diag_list diags;
     struct err err;
-    machines_init(&m);
-    diag_list_init(&diags, 100);
     err_clear(&err);
-    int rc = cli_finish_load(machines_read(path, &m, &diags, &err), &diags, &err, quiet);
+    int rc = cli_read_machines(path, quiet, &m);
     if (rc == CLI_OK) {
         if (machines_build_cluster(&m, c, &err) != 0) {
             cli_print_err(&err);

@@ -245,12 +245,7 @@ static int print_stats_json(const char *path, const struct trace_stats *s, const
 static int machine_stats(const char *in, const struct trace_args *a)
 {
     struct machine_list m;
-    struct diag_list diags;
-    struct err err;
-    machines_init(&m);
-    diag_list_init(&diags, 100);
-    err_clear(&err);
-    int rc = cli_finish_load(machines_read(in, &m, &diags, &err), &diags, &err, a->quiet);
+    int rc = cli_read_machines(in, a->quiet, &m);
     if (rc == CLI_OK) {
         char groups[400];
         machines_describe(&m, groups, sizeof groups);

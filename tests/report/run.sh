@@ -258,6 +258,10 @@ else
     fail "report: the SLO line is not in Chromium's DOM of the waits chart"
   tr -d '\n' <"$TMP/dom.html" | grep -q '<figure id="chart-capacity".*offered load p50' && pass ||
     fail "report: the capacity chart in Chromium's DOM does not show the offered load"
+  # the order table of the plan, as rendered: the plan's order once
+  n_rows=$(tr -d '\n' <"$TMP/dom.html" | grep -o '<table id="timeline">.*</table>' | sed 's#</table>.*##' |
+           grep -o '<td[^>]*>plan order</td>' | wc -l)
+  if [ "$n_rows" = 1 ]; then pass; else fail "report: $n_rows plan-order rows in Chromium's DOM of the order table, want 1"; fi
   # a screenshot: a real PNG of the page as rendered (REPORT_SCREENSHOT=FILE keeps it, to look at)
   shot=${REPORT_SCREENSHOT:-$TMP/report.png}
   rm -rf "$TMP/chrome-profile"
