@@ -72,6 +72,11 @@ int cmd_trace(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* Hidden: what --slurm's batch scripts run on a compute node (cmd_slurm.c). */
+int cmd_slurm_task(int argc, char **argv);
+int cmd_slurm_merge(int argc, char **argv);
+/* One bench cell of a --slurm array: the spec's cell `index` (cmd_bench.c). */
+int cmd_bench_task(const char *spec, uint32_t index, int fd);
 /* `fleetsim help scenario`: the scenario schema reference on stdout. */
 int cmd_help_scenario(void);
 

@@ -4,6 +4,8 @@
  * -j is: each cell is a deterministic replay, computed in its own process
  * and put back in matrix order. */
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/slurm_array.h"
 #include "models/cluster.h"
 #include "models/simulation.h"
 #include "report/bench_report.h"
@@ -36,18 +39,27 @@ static const char bench_usage[] =
     "                         each metric, policy and workload that got worse\n"
     "      --tolerance T      relative slack of the gate, '2%' or '0.02' (default 2%)\n"
     "  -j, --jobs N           worker processes (default: the number of CPUs)\n"
+    "      --slurm            run the cells as a Slurm job array (and a merge job that\n"
+    "                         depends on it) instead of local workers; the output is\n"
+    "                         the same bytes. Needs sbatch on PATH and a current folder\n"
+    "                         (or $FLEETSIM_SLURM_DIR) that the nodes share; checked\n"
+    "                         by a probe job first\n"
+    "      --partition P      the Slurm partition (default: the cluster's default)\n"
     "      --decide-timeout S a cell fails when one decide() call takes longer than S\n"
     "                         seconds of wall-clock time (default 10)\n"
     "  -q, --quiet            no progress or skip messages\n"
     "  -h, --help             this help\n"
     "\n"
-    "exit codes: 0 ok, 1 a metric regressed, 2 usage or bad suite, 3 I/O error,\n"
+    "exit codes: 0 ok, 1 a metric regressed, 2 usage or bad suite, 3 I/O error (or\n"
+    "--slurm cannot run: no sbatch, a folder the nodes do not see),\n"
     "4 a policy failed (broke its contract, crashed or did not return; the other\n"
-    "cells are still run and printed)\n"
+    "cells are still run and printed; with --slurm also a task that failed)\n"
     "example: fleetsim bench tests/bench/ci.yaml --baseline tests/bench/ci-baseline.json\n";
 
 struct bench_args {
     const char *suite, *junit, *baseline;
+    const char *partition;
+    int slurm;
     double tolerance;
     int64_t jobs;
     int json, quiet, tolerance_given;
@@ -73,11 +85,12 @@ static int parse_tolerance(const char *text, double *out)
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-    enum { OPT_JSON = 256, OPT_JUNIT, OPT_BASELINE, OPT_TOLERANCE, OPT_DECIDE_TIMEOUT };
+    enum { OPT_JSON = 256, OPT_JUNIT, OPT_BASELINE, OPT_TOLERANCE, OPT_DECIDE_TIMEOUT, OPT_SLURM, OPT_PARTITION };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},           {"junit", required_argument, NULL, OPT_JUNIT},
         {"baseline", required_argument, NULL, OPT_BASELINE}, {"tolerance", required_argument, NULL, OPT_TOLERANCE},
         {"decide-timeout", required_argument, NULL, OPT_DECIDE_TIMEOUT},
+        {"slurm", no_argument, NULL, OPT_SLURM},         {"partition", required_argument, NULL, OPT_PARTITION},
         {"jobs", required_argument, NULL, 'j'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0},
     };
@@ -96,6 +109,12 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
             break;
         case OPT_JSON:
             a->json = 1;
+            break;
+        case OPT_SLURM:
+            a->slurm = 1;
+            break;
+        case OPT_PARTITION:
+            a->partition = optarg;
             break;
         case OPT_JUNIT:
             a->junit = optarg;
@@ -128,6 +147,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
     if (optind != argc - 1)
         return cli_usage_error("bench", optind >= argc ? "no suite given" : "more than one suite given");
     a->suite = argv[optind];
+    if (a->partition && !a->slurm)
+        return cli_usage_error("bench", "--partition is for --slurm");
     if (a->tolerance_given && !a->baseline)
         return cli_usage_error("bench", "--tolerance needs --baseline");
     if (a->junit && (cli_check_output(a->junit, a->suite) != CLI_OK || cli_check_output(a->junit, a->baseline) != CLI_OK))
@@ -147,6 +168,21 @@ struct loaded {
     int ready;
     char note[BENCH_TEXT_MAX];
 };
+
+/* Frees ld (n entries, NULL: nothing) and what it holds. */
+static void release_loaded(struct loaded *ld, size_t n)
+{
+    for (size_t i = 0; ld && i < n; i++) {
+        workload_release(&ld[i].w);
+        if (ld[i].ready)
+            cluster_release(&ld[i].c);
+        if (ld[i].scenario) {
+            scenario_release(ld[i].scenario);
+            free(ld[i].scenario);
+        }
+    }
+    free(ld);
+}
 
 /* A scenario's generated jobs, as one forecast replication of it runs them. */
 static int load_scenario_workload(const struct bench_args *a, const struct bench_workload *bw, struct loaded *l)
@@ -180,12 +216,16 @@ static int load_scenario_workload(const struct bench_args *a, const struct bench
     return CLI_OK;
 }
 
-static int load_workloads(const struct bench_args *a, const struct bench_suite *s, struct loaded *ld)
+/* Loads every workload, or only workload `only` (< n_workloads: a Slurm
+ * task needs one). */
+static int load_workloads(const struct bench_args *a, const struct bench_suite *s, struct loaded *ld, size_t only)
 {
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct bench_workload *bw = &s->workloads[i];
         struct loaded *l = &ld[i];
         workload_init(&l->w);
+        if (only < s->n_workloads && i != only)
+            continue;
         if (bw->is_scenario) {
             int rc = load_scenario_workload(a, bw, l);
             if (rc != CLI_OK)
@@ -252,6 +292,29 @@ static void run_cell(const struct bench_policy *p, const struct loaded *l, doubl
     policy_host_close(&pl);
 }
 
+/* A cell's message, whoever carries it (a worker's pipe, or a --slurm part
+ * file): 'D' and the cell. */
+static int send_cell(int fd, const struct bench_cell *cell)
+{
+    return buffers_write_all(fd, "D", 1) == 0 && buffers_write_all(fd, cell, sizeof *cell) == 0 ? 0 : -1;
+}
+
+/* Puts a cell's message into *cell; -1 when it is not one (the caller
+ * marks the cell failed). The one way a result comes back. */
+static int collect_cell(struct bench_cell *cell, const char *msg, size_t len)
+{
+    if (len != 1 + sizeof *cell || msg[0] != 'D')
+        return -1;
+    memcpy(cell, msg + 1, sizeof *cell);
+    return 0;
+}
+
+static void fail_cell(struct bench_cell *cell, const char *why)
+{
+    cell->status = BENCH_CELL_FAILED;
+    snprintf(cell->note, sizeof cell->note, "%s", why);
+}
+
 struct worker {
     pid_t pid;
     int fd;
@@ -276,29 +339,80 @@ static int read_full(int fd, void *buf, size_t len)
 /* Collects the oldest worker (so results come back in a fixed order). */
 static int reap(struct worker *w, struct bench_cell *cells)
 {
-    struct bench_cell got;
-    int rc = read_full(w->fd, &got, sizeof got);
+    char msg[1 + sizeof(struct bench_cell)];
+    int rc = read_full(w->fd, msg, sizeof msg);
     close(w->fd);
     int status;
     while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        cells[w->cell].status = BENCH_CELL_FAILED;
+    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || collect_cell(&cells[w->cell], msg, sizeof msg)) {
+        char why[64];
         if (WIFSIGNALED(status))
-            snprintf(cells[w->cell].note, sizeof cells[w->cell].note, "worker process killed by signal %d",
-                     WTERMSIG(status));
+            snprintf(why, sizeof why, "worker process killed by signal %d", WTERMSIG(status));
         else
-            snprintf(cells[w->cell].note, sizeof cells[w->cell].note, "worker process died");
-        return 0;
+            snprintf(why, sizeof why, "worker process died");
+        fail_cell(&cells[w->cell], why);
     }
-    cells[w->cell] = got;
     return 0;
 }
 
+/* The cells as a Slurm job array: task k runs the k-th cell to run. */
+static int run_cells_slurm(const struct bench_args *a, struct slurm_session *ss, struct bench_cell *cells, size_t n)
+{
+    char *spec = NULL;
+    size_t spec_len = 0;
+    FILE *mem = open_memstream(&spec, &spec_len);
+    if (!mem)
+        return CLI_INTERNAL;
+    fprintf(mem, "kind bench\nsuite %s\ndecide_timeout %a\n", a->suite, a->decide_timeout_s);
+    uint32_t tasks = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cells[i].status == BENCH_CELL_OK) {
+            fprintf(mem, "cell %zu\n", i);
+            tasks++;
+        }
+    fclose(mem);
+    if (strchr(a->suite, '\n')) {
+        free(spec);
+        cli_error("--slurm: the suite's path holds a line break; cannot describe it to a task");
+        return CLI_USAGE;
+    }
+    if (!tasks) {
+        free(spec);
+        return CLI_OK;
+    }
+    static volatile sig_atomic_t never;
+    struct slurm_array arr;
+    int rc = slurm_array_run(ss, &arr, spec, tasks, "bench", "cells", &never);
+    free(spec);
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cells[i].status != BENCH_CELL_OK)
+            continue;
+        char *msg;
+        size_t len;
+        char why[96];
+        snprintf(why, sizeof why, "Slurm task %lu_%u left no result", arr.job_id, k);
+        if (slurm_array_part(&arr, k++, &msg, &len) != 0) {
+            fail_cell(&cells[i], why);
+            continue;
+        }
+        if (collect_cell(&cells[i], msg, len) != 0)
+            fail_cell(&cells[i], why);
+        free(msg);
+    }
+    if (rc != 0)
+        ss->keep = 1;
+    slurm_array_release(&arr);
+    return CLI_OK;
+}
+
 static int run_cells(const struct bench_args *a, const struct bench_suite *s, const struct loaded *ld,
-                     struct bench_cell *cells, size_t n)
+                     struct bench_cell *cells, size_t n, struct slurm_session *ss)
 {
     size_t nw = s->n_workloads;
+    if (ss)
+        return run_cells_slurm(a, ss, cells, n);
     if (a->jobs <= 1) {
         for (size_t i = 0; i < n; i++)
             if (cells[i].status == BENCH_CELL_OK)
@@ -330,7 +444,7 @@ static int run_cells(const struct bench_args *a, const struct bench_suite *s, co
         if (pid == 0) {
             close(fds[0]);
             run_cell(&s->policies[i / nw], &ld[i % nw], a->decide_timeout_s, &cells[i]);
-            _exit(buffers_write_all(fds[1], &cells[i], sizeof cells[i]) == 0 ? 0 : 1);
+            _exit(send_cell(fds[1], &cells[i]) == 0 ? 0 : 1);
         }
         close(fds[1]);
         ws[tail++ % (size_t)a->jobs] = (struct worker){pid, fds[0], i};
@@ -339,6 +453,55 @@ static int run_cells(const struct bench_args *a, const struct bench_suite *s, co
         reap(&ws[head++ % (size_t)a->jobs], cells);
     free(ws);
     return CLI_OK;
+}
+
+int cmd_bench_task(const char *spec, uint32_t index, int fd)
+{
+    struct bench_args a;
+    memset(&a, 0, sizeof a);
+    a.quiet = 1;
+    char suite[BENCH_PATH_MAX], value[64];
+    if (slurm_spec_get(spec, "suite", suite, sizeof suite) != 0 ||
+        slurm_spec_get(spec, "decide_timeout", value, sizeof value) != 0) {
+        dprintf(fd, "Ethe task description names no suite");
+        return CLI_USAGE;
+    }
+    a.suite = suite;
+    a.decide_timeout_s = strtod(value, NULL);
+    /* the index-th "cell N" line */
+    size_t cell = SIZE_MAX;
+    uint32_t k = 0;
+    for (const char *line = strstr(spec, "\ncell "); line; line = strstr(line + 1, "\ncell "))
+        if (k++ == index)
+            cell = (size_t)strtoull(line + 6, NULL, 10);
+    struct bench_suite s;
+    struct diag_list diags;
+    struct err err;
+    diag_list_init(&diags, 100);
+    err_clear(&err);
+    if (cli_finish_load(bench_suite_load(a.suite, &s, &diags, &err), &diags, &err, 0) != CLI_OK) {
+        dprintf(fd, "Ethe suite '%s' did not load on this node (its messages are in the task's log)", a.suite);
+        return CLI_USAGE;
+    }
+    int status = CLI_USAGE;
+    size_t nw = s.n_workloads;
+    struct loaded *ld = calloc(nw ? nw : 1, sizeof *ld);
+    if (cell >= s.n_policies * nw || !ld) {
+        dprintf(fd, "Etask %u names no cell of the suite '%s'", index, a.suite);
+    } else if (load_workloads(&a, &s, ld, cell % nw) != CLI_OK || !ld[cell % nw].ready) {
+        dprintf(fd, "Eworkload '%s' did not load on this node (its messages are in the task's log)",
+                s.workloads[cell % nw].name);
+    } else {
+        struct bench_cell c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.policy, sizeof c.policy, "%s", s.policies[cell / nw].name);
+        snprintf(c.workload, sizeof c.workload, "%s", s.workloads[cell % nw].name);
+        run_cell(&s.policies[cell / nw], &ld[cell % nw], a.decide_timeout_s, &c);
+        status = send_cell(fd, &c) == 0 ? CLI_OK : CLI_IO;
+    }
+    release_loaded(ld, nw);
+    bench_suite_release(&s);
+    return status;
 }
 
 static double now_s(void)
@@ -415,11 +578,13 @@ int cmd_bench(int argc, char **argv)
     struct bench_cell *cells = calloc(n ? n : 1, sizeof *cells);
     struct bench_regression *regs = NULL;
     size_t n_regs = 0;
+    struct slurm_session ss;
+    memset(&ss, 0, sizeof ss);
     if (!ld || !cells) {
         rc = CLI_INTERNAL;
         goto done;
     }
-    if ((rc = check_policies(&s)) != CLI_OK || (rc = load_workloads(&a, &s, ld)) != CLI_OK)
+    if ((rc = check_policies(&s)) != CLI_OK || (rc = load_workloads(&a, &s, ld, SIZE_MAX)) != CLI_OK)
         goto done;
     for (size_t i = 0; i < n; i++) {
         struct bench_cell *c = &cells[i];
@@ -431,9 +596,14 @@ int cmd_bench(int argc, char **argv)
         }
     }
     double t0 = now_s();
-    if ((rc = run_cells(&a, &s, ld, cells, n)) != CLI_OK)
+    if (a.slurm && (rc = slurm_session_open(&ss, a.partition, a.quiet)) != CLI_OK)
         goto done;
-    if (!a.quiet)
+    if ((rc = run_cells(&a, &s, ld, cells, n, a.slurm ? &ss : NULL)) != CLI_OK)
+        goto done;
+    if (!a.quiet && a.slurm)
+        fprintf(stderr, "fleetsim: bench: %zu cells (%zu policies x %zu workloads) in %.2f s on Slurm\n", n,
+                s.n_policies, s.n_workloads, now_s() - t0);
+    else if (!a.quiet)
         fprintf(stderr, "fleetsim: bench: %zu cells (%zu policies x %zu workloads) in %.2f s with %lld workers\n", n,
                 s.n_policies, s.n_workloads, now_s() - t0, (long long)a.jobs);
     if (a.json) {
@@ -459,16 +629,9 @@ int cmd_bench(int argc, char **argv)
         }
     }
 done:
-    for (size_t i = 0; ld && i < s.n_workloads; i++) {
-        workload_release(&ld[i].w);
-        if (ld[i].ready)
-            cluster_release(&ld[i].c);
-        if (ld[i].scenario) {
-            scenario_release(ld[i].scenario);
-            free(ld[i].scenario);
-        }
-    }
-    free(ld);
+    release_loaded(ld, s.n_workloads);
+    if (a.slurm)
+        slurm_session_close(&ss);
     free(cells);
     free(regs);
     bench_suite_release(&s);

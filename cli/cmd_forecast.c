@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/forecast_runner.h"
+#include "cli/slurm_array.h"
 #include "policies/registry.h"
 #include "report/forecast_digest.h"
 #include "report/forecast_report.h"
@@ -38,6 +39,9 @@ struct planner_args {
     int json, quiet;
     char **files;
     int n_files;
+    int slurm;                 /* --slurm: replications as Slurm job arrays */
+    const char *partition;
+    struct slurm_session ss;   /* open while the command runs, when slurm */
 };
 
 static const char forecast_usage[] =
@@ -54,6 +58,12 @@ static const char forecast_usage[] =
     "options:\n"
     "  -r, --replications N   override forecast.replications\n"
     "  -j, --jobs N           worker processes (default: the number of cores)\n"
+    "      --slurm            run the replications as a Slurm job array (and a merge\n"
+    "                         job that depends on it) instead of local workers; the\n"
+    "                         output is the same bytes as a local run. Needs sbatch on\n"
+    "                         PATH and a current folder (or $FLEETSIM_SLURM_DIR) that\n"
+    "                         the nodes share; a probe job checks that first\n"
+    "      --partition P      the Slurm partition (default: the cluster's default)\n"
     "      --policy SPEC      override forecast.policy\n"
     "      --report DIR       write index.html with charts, CSV and JSON into DIR\n"
     "      --json             print the forecast as JSON on stdout\n"
@@ -62,7 +72,9 @@ static const char forecast_usage[] =
     "\n"
     "Results depend only on the scenario and its seed, never on -j. Ctrl-C stops\n"
     "cleanly: what finished is reported and marked partial (exit 130).\n"
-    "exit codes: 0 ok, 2 usage or bad scenario, 3 I/O error, 4 internal error, 130 interrupted\n";
+    "exit codes: 0 ok, 2 usage or bad scenario, 3 I/O error (or --slurm cannot run:\n"
+    "no sbatch, a folder the nodes do not see), 4 internal error (or a replication\n"
+    "failed), 130 interrupted\n";
 
 static const char plan_usage[] =
     "usage: fleetsim plan [options] SCENARIO\n"
@@ -96,7 +108,9 @@ static const char plan_usage[] =
     "      --confirm N        replications of the confirmation (default: twice -r)\n"
     "      --policy SPEC      the policy to plan for (default forecast.policy); the\n"
     "                         scenario's plan.policies are weighed against it\n"
-    "  -j, --jobs N   --report DIR   --json   -q   as for 'fleetsim forecast'\n"
+    "  -j, --jobs N   --slurm   --partition P   --report DIR   --json   -q\n"
+    "                         as for 'fleetsim forecast' (with --slurm, each forecast\n"
+    "                         of the search is one job array)\n"
     "\n"
     "exit codes: 0 the confirmation meets the SLOs in every period, 1 it does not\n"
     "(the best plan is printed, with the first period missed and why), 2 usage or\n"
@@ -108,17 +122,19 @@ static const char compare_usage[] =
     "Forecasts each scenario (and, within one, each value of its sweep section:\n"
     "growth rates x policies) and prints them side by side, period by period.\n"
     "\n"
-    "options: -r N, -j N, --report DIR (overlaid charts and CSV), --json, -q\n"
+    "options: -r N, -j N, --slurm, --partition P (as for 'fleetsim forecast'; one job\n"
+    "array per variant), --report DIR (overlaid charts and CSV), --json, -q\n"
     "exit codes: 0 ok, 2 usage or bad scenario, 130 interrupted\n";
 
 static int parse_planner_args(const char *cmd, const char *usage, int argc, char **argv, struct planner_args *a)
 {
-    enum { OPT_REPORT = 256, OPT_SLO, OPT_CONF, OPT_POLICY, OPT_JSON, OPT_CONFIRM };
+    enum { OPT_REPORT = 256, OPT_SLO, OPT_CONF, OPT_POLICY, OPT_JSON, OPT_CONFIRM, OPT_SLURM, OPT_PARTITION };
     static const struct option options[] = {
         {"replications", required_argument, NULL, 'r'}, {"jobs", required_argument, NULL, 'j'},
         {"report", required_argument, NULL, OPT_REPORT}, {"slo", required_argument, NULL, OPT_SLO},
         {"confidence", required_argument, NULL, OPT_CONF}, {"policy", required_argument, NULL, OPT_POLICY},
         {"confirm", required_argument, NULL, OPT_CONFIRM},
+        {"slurm", no_argument, NULL, OPT_SLURM}, {"partition", required_argument, NULL, OPT_PARTITION},
         {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
@@ -168,6 +184,12 @@ static int parse_planner_args(const char *cmd, const char *usage, int argc, char
         case OPT_JSON:
             a->json = 1;
             break;
+        case OPT_SLURM:
+            a->slurm = 1;
+            break;
+        case OPT_PARTITION:
+            a->partition = optarg;
+            break;
         case 'q':
             a->quiet = 1;
             break;
@@ -180,6 +202,8 @@ static int parse_planner_args(const char *cmd, const char *usage, int argc, char
             return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (a->partition && !a->slurm)
+        return cli_usage_error(cmd, "--partition is for --slurm");
     a->files = argv + optind;
     a->n_files = argc - optind;
     if (a->n_files < 1)
@@ -377,10 +401,19 @@ static int write_report(const char *dir, const struct forecast_result *r, const 
     return CLI_OK;
 }
 
-static struct forecast_run_options run_options(const struct planner_args *a, const struct scenario *s, const char *label)
+/* With --slurm: the session (the probe job) before the first forecast,
+ * once the scenario has loaded. CLI_OK, or why Slurm cannot run it. */
+static int open_slurm(struct planner_args *a)
+{
+    if (!a->slurm || a->ss.root[0])
+        return CLI_OK;
+    return slurm_session_open(&a->ss, a->partition, a->quiet);
+}
+
+static struct forecast_run_options run_options(struct planner_args *a, const struct scenario *s, const char *label)
 {
     struct forecast_run_options o = {a->replications > 0 ? (uint32_t)a->replications : s->forecast.replications,
-                                     (int)a->jobs, a->policy, label, a->quiet, 0};
+                                     (int)a->jobs, a->policy, label, a->quiet, 0, a->slurm ? &a->ss : NULL};
     return o;
 }
 
@@ -393,6 +426,11 @@ int cmd_forecast(int argc, char **argv)
     struct scenario s;
     if ((rc = load_planner_scenario(a.files[0], a.quiet, &s)) != CLI_OK ||
         (rc = check_policy_option(&s, a.policy)) != CLI_OK) {
+        scenario_release(&s);
+        return rc;
+    }
+    if ((rc = open_slurm(&a)) != CLI_OK) {
+        slurm_session_close(&a.ss);
         scenario_release(&s);
         return rc;
     }
@@ -415,6 +453,7 @@ int cmd_forecast(int argc, char **argv)
             rc = CLI_INTERRUPTED;
     }
     forecast_result_release(&r);
+    slurm_session_close(&a.ss);
     scenario_release(&s);
     return rc;
 }
@@ -430,7 +469,7 @@ static void plan_on_sigint(int sig)
 }
 
 struct plan_ctx {
-    const struct planner_args *a;
+    struct planner_args *a;
     double t0;
     uint32_t forecasts;
 };
@@ -453,7 +492,8 @@ static int plan_evaluate(void *vctx, const struct scenario *s, const struct plan
     sim_time end = (sim_time)(e->until_period + 1) * s->horizon.period_us;
     if (end < trimmed.horizon.length_us)
         trimmed.horizon.length_us = end;
-    struct forecast_run_options o = {e->n_reps, (int)ctx->a->jobs, e->policy, "plan", 1, e->first_rep};
+    struct forecast_run_options o = {e->n_reps, (int)ctx->a->jobs, e->policy, "plan", 1, e->first_rep,
+                                     ctx->a->slurm ? &ctx->a->ss : NULL};
     int rc = forecast_runner_run(&trimmed, &o, r);
     r->scenario = s;
     ctx->forecasts++;
@@ -714,6 +754,9 @@ int cmd_plan(int argc, char **argv)
                               plan_progress,
                               &ctx};
     struct plan_result p;
+    memset(&p, 0, sizeof p);
+    if ((rc = open_slurm(&a)) != CLI_OK)
+        goto out;
     if (!a.quiet)
         fprintf(stderr, "plan: searching with %u replications a forecast (the same seeds for every candidate), "
                         "then confirming on %u fresh ones; Ctrl-C stops with the best plan so far\n",
@@ -771,6 +814,7 @@ int cmd_plan(int argc, char **argv)
     free(orders);
 out:
     plan_result_release(&p);
+    slurm_session_close(&a.ss);
     free(slos);
     free(policies);
     scenario_release(&s);
@@ -784,13 +828,17 @@ struct variant {
     struct forecast_result r;
 };
 
-static int run_variant(const struct planner_args *a, struct scenario *s, const char *name, const char *policy,
+static int run_variant(struct planner_args *a, struct scenario *s, const char *name, const char *policy,
                        struct variant *v)
 {
     snprintf(v->name, sizeof v->name, "%s", name);
+    memset(&v->r, 0, sizeof v->r);
+    int rc = open_slurm(a);
+    if (rc != CLI_OK)
+        return rc;
     struct forecast_run_options o = run_options(a, s, name);
     o.policy = policy ? policy : a->policy;
-    int rc = forecast_runner_run(s, &o, &v->r);
+    rc = forecast_runner_run(s, &o, &v->r);
     return rc < 0 ? CLI_INTERNAL : rc == 1 ? CLI_INTERRUPTED : CLI_OK;
 }
 
@@ -925,6 +973,7 @@ int cmd_compare(int argc, char **argv)
     }
     for (size_t i = 0; i < n; i++)
         forecast_result_release(&v[i].r);
+    slurm_session_close(&a.ss);
     for (int f = 0; f < a.n_files; f++)
         scenario_release(&scen[f]);
     free(v);

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/forecast_task.h"
+#include "cli/slurm_array.h"
 #include "sim/buffers.h"
 
 static volatile sig_atomic_t interrupted;
@@ -125,9 +127,11 @@ static int decode(const struct forecast_result *shape, const double *v, size_t n
     return 0;
 }
 
-/* The child: run one replication, write it, exit. Never returns. */
-static void child_run(const struct scenario *s, uint32_t r, const char *policy, const struct forecast_result *shape,
-                      int fd)
+/* One replication's message, whoever carries it (a worker's pipe for -j, a
+ * part file for --slurm): 'D' and its numbers, or 'E' and what went wrong
+ * (with the file it is about: a base trace that is not one names itself).
+ * Returns the worker's exit status. */
+static int work(const struct scenario *s, uint32_t r, const char *policy, const struct forecast_result *shape, int fd)
 {
     struct forecast_replication rep;
     struct err err;
@@ -135,8 +139,6 @@ static void child_run(const struct scenario *s, uint32_t r, const char *policy, 
     struct dbuf b = {0};
     int status = 0;
     if (forecast_run_replication(s, r, policy, &rep, &err) != 0) {
-        /* an error message instead of numbers, with the file it is about
-         * (a base trace that is not one names itself) */
         if (err.file[0] && err.line > 0 && err.col > 0)
             dprintf(fd, "E%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
         else if (err.file[0] && err.line > 0)
@@ -145,16 +147,46 @@ static void child_run(const struct scenario *s, uint32_t r, const char *policy, 
             dprintf(fd, "E%s: %s", err.file, err.msg);
         else
             dprintf(fd, "E%s", err.msg);
-        status = 4;
-    } else if (encode(shape, &rep, &b) != 0) {
+        return 4;
+    }
+    if (encode(shape, &rep, &b) != 0) {
         status = 4;
     } else {
         dprintf(fd, "D");
         if (buffers_write_all(fd, b.v, b.n * sizeof *b.v) != 0)
             status = 3;
     }
-    close(fd);
-    _exit(status);
+    forecast_replication_release(&rep, shape->n_periods);
+    free(b.v);
+    return status;
+}
+
+enum { COLLECT_OK = 0, COLLECT_SAID = -1, COLLECT_BAD = -2 };
+
+/* Puts replication `slot`'s message into r. A worker's error is printed
+ * (COLLECT_SAID); a message that is neither is COLLECT_BAD, for the caller
+ * to word. The one way a result comes back, from a pipe or from Slurm. */
+static int collect(struct forecast_result *r, uint32_t slot, const char *msg, size_t len, int say)
+{
+    if (len > 1 && msg[0] == 'E') {
+        if (say)
+            cli_error("replication %u: %.*s", slot, (int)(len - 1), msg + 1);
+        return COLLECT_SAID;
+    }
+    if (!len || msg[0] != 'D' || (len - 1) % sizeof(double) != 0)
+        return COLLECT_BAD;
+    size_t nd = (len - 1) / sizeof(double);
+    double *v = malloc((nd + 1) * sizeof *v); /* aligned for the doubles */
+    if (!v)
+        return COLLECT_BAD;
+    memcpy(v, msg + 1, nd * sizeof *v);
+    int rc = decode(r, v, nd, &r->reps[slot]);
+    free(v);
+    if (rc != 0) {
+        forecast_replication_release(&r->reps[slot], r->n_periods);
+        return COLLECT_BAD;
+    }
+    return COLLECT_OK;
 }
 
 struct worker {
@@ -210,33 +242,20 @@ static void progress(const struct forecast_run_options *o, uint32_t done, uint32
     }
 }
 
-int forecast_runner_run(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r)
+/* Runs the replications in local worker processes, marking ok[] those
+ * collected. Returns 1 when one failed (its message printed), else 0. */
+static int run_local(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r,
+                     int *ok)
 {
-    struct err err;
-    err_clear(&err);
-    if (forecast_result_init(r, s, o->replications, &err) != 0) {
-        cli_print_err(&err);
-        return -1;
-    }
     int jobs = o->jobs > 0 ? o->jobs : 1;
     struct worker *ws = calloc((size_t)jobs, sizeof *ws);
     struct pollfd *pf = calloc((size_t)jobs, sizeof *pf);
-    int *ok = calloc(o->replications + 1, sizeof *ok);
-    if (!ws || !pf || !ok) {
+    if (!ws || !pf) {
         cli_error("out of memory");
         free(ws);
         free(pf);
-        free(ok);
-        return -1;
+        return 1;
     }
-    struct sigaction sa, old_int;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    interrupted = 0;
-    fflush(stdout);
-    fflush(stderr);
     uint32_t next = 0, done = 0;
     int running = 0, failed = 0, last_decile = -1;
     double t0 = now_s();
@@ -263,7 +282,9 @@ int forecast_runner_run(const struct scenario *s, const struct forecast_run_opti
             if (pid == 0) {
                 close(fds[0]);
                 signal(SIGINT, SIG_DFL);
-                child_run(s, o->first_replication + next, o->policy, r, fds[1]);
+                int status = work(s, o->first_replication + next, o->policy, r, fds[1]);
+                close(fds[1]);
+                _exit(status);
             }
             close(fds[1]);
             ws[k] = (struct worker){pid, fds[0], next++, NULL, 0, 0};
@@ -296,31 +317,93 @@ int forecast_runner_run(const struct scenario *s, const struct forecast_run_opti
             int status = 0;
             waitpid(w->pid, &status, 0);
             running--;
-            if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && w->len > 0 && w->buf[0] == 'D' &&
-                (w->len - 1) % sizeof(double) == 0) {
-                size_t nd = (w->len - 1) / sizeof(double);
-                double *v = malloc((nd + 1) * sizeof *v);
-                if (v) {
-                    memcpy(v, w->buf + 1, nd * sizeof *v);
-                    if (decode(r, v, nd, &r->reps[w->rep]) == 0)
-                        ok[w->rep] = 1;
-                    else
-                        forecast_replication_release(&r->reps[w->rep], r->n_periods);
-                }
-                free(v);
+            int got = collect(r, w->rep, w->buf, w->len, !interrupted);
+            if (got == COLLECT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+                ok[w->rep] = 1;
                 done++;
                 progress(o, done, o->replications, t0, &last_decile);
-            } else if (!interrupted) {
-                if (w->len > 1 && w->buf[0] == 'E')
-                    cli_error("replication %u: %.*s", w->rep, (int)(w->len - 1), w->buf + 1);
-                else
+            } else {
+                if (got == COLLECT_OK)
+                    forecast_replication_release(&r->reps[w->rep], r->n_periods);
+                if (!interrupted && got != COLLECT_SAID)
                     cli_error("replication %u failed (worker status %d)", w->rep, status);
-                failed = 1;
+                failed |= !interrupted;
             }
             free(w->buf);
             *w = (struct worker){0};
         }
     }
+    free(ws);
+    free(pf);
+    return failed;
+}
+
+/* Runs the replications as a Slurm job array and collects the parts, as
+ * run_local collects pipes. Returns 1 when Slurm or a task failed. */
+static int run_slurm(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r,
+                     int *ok)
+{
+    char *spec = NULL;
+    size_t spec_len = 0;
+    FILE *mem = open_memstream(&spec, &spec_len);
+    if (!mem) {
+        cli_error("out of memory");
+        return 1;
+    }
+    int bad_spec = forecast_task_write(mem, s, o->policy, o->first_replication);
+    fclose(mem);
+    if (bad_spec) {
+        cli_error("--slurm: the scenario path or the policy holds a line break; cannot describe it to a task");
+        free(spec);
+        return 1;
+    }
+    struct slurm_array a;
+    int rc = slurm_array_run(o->slurm, &a, spec, o->replications, o->label, "replications", &interrupted);
+    free(spec);
+    int failed = rc < 0;
+    for (uint32_t i = 0; i < o->replications; i++) {
+        char *msg;
+        size_t len;
+        if (slurm_array_part(&a, i, &msg, &len) != 0)
+            continue; /* not finished (interrupted, or Slurm failed: said) */
+        int got = collect(r, i, msg, len, 1);
+        free(msg);
+        if (got == COLLECT_OK) {
+            ok[i] = 1;
+        } else {
+            if (got == COLLECT_BAD)
+                cli_error("replication %u: its result from Slurm is damaged", i);
+            failed = 1;
+        }
+    }
+    if (failed)
+        o->slurm->keep = 1;
+    slurm_array_release(&a);
+    return failed;
+}
+
+int forecast_runner_run(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r)
+{
+    struct err err;
+    err_clear(&err);
+    if (forecast_result_init(r, s, o->replications, &err) != 0) {
+        cli_print_err(&err);
+        return -1;
+    }
+    int *ok = calloc(o->replications + 1, sizeof *ok);
+    if (!ok) {
+        cli_error("out of memory");
+        return -1;
+    }
+    struct sigaction sa, old_int;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    interrupted = 0;
+    fflush(stdout);
+    fflush(stderr);
+    int failed = o->slurm ? run_slurm(s, o, r, ok) : run_local(s, o, r, ok);
     sigaction(SIGINT, &old_int, NULL);
     /* keep the completed replications, in index order */
     uint32_t kept = 0;
@@ -334,8 +417,6 @@ int forecast_runner_run(const struct scenario *s, const struct forecast_run_opti
         kept++;
     }
     r->completed = kept;
-    free(ws);
-    free(pf);
     free(ok);
     if (failed)
         return -1;
@@ -347,4 +428,30 @@ int forecast_runner_run(const struct scenario *s, const struct forecast_run_opti
         return 1;
     }
     return 0;
+}
+
+int forecast_runner_task(const char *spec, uint32_t index, int fd)
+{
+    struct scenario s;
+    scenario_init(&s);
+    char policy[FORECAST_TASK_POLICY_MAX], msg[1200];
+    uint32_t first = 0;
+    int status = 0;
+    if (forecast_task_read(spec, &s, policy, sizeof policy, &first, msg, sizeof msg) != 0) {
+        dprintf(fd, "E%s", msg);
+        status = CLI_USAGE;
+    } else {
+        struct forecast_result shape;
+        struct err err;
+        err_clear(&err);
+        if (forecast_result_init(&shape, &s, 1, &err) != 0) {
+            dprintf(fd, "E%s", err.msg);
+            status = CLI_USAGE;
+        } else {
+            status = work(&s, first + index, policy[0] ? policy : NULL, &shape, fd);
+            forecast_result_release(&shape);
+        }
+    }
+    scenario_release(&s);
+    return status;
 }

@@ -28,6 +28,12 @@ static const struct command commands[] = {
     {"bench", cmd_bench, "benchmark policies x workloads from a suite file, with a regression gate"},
 };
 
+/* Run by --slurm's batch scripts on compute nodes; not listed. */
+static const struct command hidden[] = {
+    {"_slurm-task", cmd_slurm_task, NULL},
+    {"_slurm-merge", cmd_slurm_merge, NULL},
+};
+
 static void print_usage(FILE *out)
 {
     fprintf(out, "usage: fleetsim [--version] [--help] COMMAND [ARGS]\n\n"
@@ -85,6 +91,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(name, commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
+        if (!strcmp(name, hidden[i].name))
+            return hidden[i].run(argc - 1, argv + 1);
     fprintf(stderr, "fleetsim: error: unknown command '%s'\n", name);
     print_usage(stderr);
     return CLI_USAGE;

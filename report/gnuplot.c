@@ -1,123 +1,19 @@
 #include "report/gnuplot.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-enum { OUTPUT_KEEP = 4096, EXIT_NO_EXEC = 127 };
-
-struct child_result {
-    int started;     /* fork and pipe worked */
-    int timed_out;
-    int status;      /* waitpid status */
-    char out[OUTPUT_KEEP]; /* the first bytes of stdout + stderr */
-};
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Runs argv in dir (NULL: here), collecting its output, within timeout_s. */
-static void run_child(char *const argv[], const char *dir, int timeout_s, struct child_result *cr)
-{
-    memset(cr, 0, sizeof *cr);
-    int fds[2];
-    if (pipe(fds) != 0)
-        return;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return;
-    }
-    if (pid == 0) {
-        /* The child: its own process group, so a timeout can end all of it. */
-        setpgid(0, 0);
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) {
-            dup2(devnull, STDIN_FILENO);
-            close(devnull);
-        }
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (dir && chdir(dir) != 0)
-            _exit(EXIT_NO_EXEC);
-        execvp(argv[0], argv);
-        _exit(EXIT_NO_EXEC);
-    }
-    cr->started = 1;
-    close(fds[1]);
-    size_t kept = 0;
-    int64_t deadline = now_ms() + (int64_t)timeout_s * 1000;
-    int open_fd = 1;
-    while (open_fd) {
-        int64_t left = deadline - now_ms();
-        if (left <= 0) {
-            cr->timed_out = 1;
-            break;
-        }
-        struct pollfd p = {.fd = fds[0], .events = POLLIN};
-        int rc = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-        if (rc < 0 && errno != EINTR)
-            break;
-        if (rc <= 0)
-            continue;
-        char buf[1024];
-        ssize_t got = read(fds[0], buf, sizeof buf);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            open_fd = 0;
-            break;
-        }
-        size_t take = (size_t)got;
-        if (take > sizeof cr->out - 1 - kept)
-            take = sizeof cr->out - 1 - kept;
-        memcpy(cr->out + kept, buf, take);
-        kept += take;
-    }
-    close(fds[0]);
-    /* Output closed: wait for the exit, still within the deadline. */
-    while (!cr->timed_out) {
-        pid_t w = waitpid(pid, &cr->status, WNOHANG);
-        if (w == pid)
-            return;
-        if (w < 0 && errno != EINTR) {
-            cr->status = EXIT_NO_EXEC << 8;
-            return;
-        }
-        if (now_ms() >= deadline) {
-            cr->timed_out = 1;
-            break;
-        }
-        struct timespec nap = {0, 5 * 1000 * 1000};
-        nanosleep(&nap, NULL);
-    }
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    while (waitpid(pid, &cr->status, 0) < 0 && errno == EINTR) {
-    }
-}
+#include "sim/child.h"
 
 int gnuplot_probe(char *version, size_t len)
 {
     char *argv[] = {"gnuplot", "--version", NULL};
     struct child_result cr;
-    run_child(argv, NULL, 10, &cr);
+    child_run(argv, NULL, 10, 0, &cr);
     if (len)
         version[0] = '\0';
     if (!cr.started || cr.timed_out || !WIFEXITED(cr.status) || WEXITSTATUS(cr.status) != 0)
@@ -172,7 +68,7 @@ int gnuplot_render(const char *dir, const char *script, const char *output, int 
     snprintf(define, sizeof define, "outfile='%s'", tmp_name);
     char *argv[] = {"gnuplot", "-d", "-e", define, (char *)script, NULL};
     struct child_result cr;
-    run_child(argv, dir, timeout_s, &cr);
+    child_run(argv, dir, timeout_s, 0, &cr);
     if (!cr.started) {
         return err_set(err, script, 0, 0, "cannot start gnuplot: %s", strerror(errno));
     }
@@ -187,7 +83,7 @@ int gnuplot_render(const char *dir, const char *script, const char *output, int 
         return err_set(err, script, 0, 0, "gnuplot was killed by signal %d", WTERMSIG(cr.status));
     }
     int code = WIFEXITED(cr.status) ? WEXITSTATUS(cr.status) : -1;
-    if (code == EXIT_NO_EXEC && !said[0]) {
+    if (code == CHILD_EXIT_NO_EXEC && !said[0]) {
         remove(tmp_path);
         return err_set(err, script, 0, 0, "gnuplot not found (install gnuplot-nox)");
     }

@@ -202,7 +202,7 @@ static int atomic_file_dir_replaceable(const char *dir)
 }
 
 /* rm -r; symlinks are removed, never followed. */
-static void atomic_file_remove_tree(const char *path, int depth)
+static void remove_tree(const char *path, int depth)
 {
     struct stat st;
     if (lstat(path, &st) != 0)
@@ -216,7 +216,7 @@ static void atomic_file_remove_tree(const char *path, int depth)
                 if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                     continue;
                 snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-                atomic_file_remove_tree(child, depth + 1);
+                remove_tree(child, depth + 1);
             }
             closedir(d);
         }
@@ -286,13 +286,18 @@ int atomic_file_dir_commit(struct atomic_file_dir *d, struct err *err)
     d->tmp[0] = '\0';
     atomic_file_sync_parent(d->path);
     if (old[0])
-        atomic_file_remove_tree(old, 0);
+        remove_tree(old, 0);
     return 0;
 }
 
 void atomic_file_dir_abort(struct atomic_file_dir *d)
 {
     if (d->tmp[0])
-        atomic_file_remove_tree(d->tmp, 0);
+        remove_tree(d->tmp, 0);
     d->tmp[0] = '\0';
+}
+
+void atomic_file_remove_tree(const char *path)
+{
+    remove_tree(path, 0);
 }

@@ -62,5 +62,8 @@ int atomic_file_dir_open(struct atomic_file_dir *d, const char *path, struct err
  * temporary folder removed, the old one kept). */
 int atomic_file_dir_commit(struct atomic_file_dir *d, struct err *err);
 void atomic_file_dir_abort(struct atomic_file_dir *d);
+/* rm -r of a folder the tool made itself (a work folder): symlinks are
+ * removed, never followed. */
+void atomic_file_remove_tree(const char *path);
 
 #endif

@@ -1,0 +1,31 @@
+/* child: runs a program without a shell (fork + execvp of an argv), with its
+ * standard input from /dev/null, collects the start of what it prints, and
+ * stops it (its whole process group) when it outlives a deadline. Shared by
+ * every caller of an outside tool (gnuplot, Slurm's sbatch/squeue/scancel),
+ * so none of them builds a command line a shell would parse.
+ *
+ * Output is kept up to CHILD_OUTPUT_KEEP - 1 bytes, NUL-terminated; the rest
+ * is read and dropped so the child never blocks on a full pipe.
+ */
+#ifndef FLEETSIM_SIM_CHILD_H
+#define FLEETSIM_SIM_CHILD_H
+
+enum { CHILD_OUTPUT_KEEP = 4096, CHILD_EXIT_NO_EXEC = 127 };
+
+struct child_result {
+    int started;   /* fork and pipe worked */
+    int timed_out;
+    int status;    /* waitpid status; CHILD_EXIT_NO_EXEC: not found / not started */
+    char out[CHILD_OUTPUT_KEEP]; /* stdout (and stderr, unless split) */
+    char err[CHILD_OUTPUT_KEEP]; /* stderr when split_stderr */
+};
+
+/* Runs argv (argv[0] looked up in PATH) in dir (NULL: here) within
+ * timeout_s seconds. split_stderr: stderr goes to cr->err instead of
+ * being interleaved into cr->out. */
+void child_run(char *const argv[], const char *dir, int timeout_s, int split_stderr, struct child_result *cr);
+/* Whether `name` is an executable file in one of PATH's folders (or, when it
+ * holds a '/', at that path). */
+int child_in_path(const char *name);
+
+#endif
