@@ -383,7 +383,7 @@ static int run_cells_slurm(const struct bench_args *a, struct slurm_session *ss,
     }
     static volatile sig_atomic_t never;
     struct slurm_array arr;
-    int rc = slurm_array_run(ss, &arr, spec, tasks, "bench", "cells", &never);
+    int rc = slurm_array_run(ss, &arr, spec, tasks, "bench", "cells", a->quiet, &never);
     free(spec);
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) {

@@ -358,7 +358,7 @@ static int run_slurm(const struct scenario *s, const struct forecast_run_options
         return 1;
     }
     struct slurm_array a;
-    int rc = slurm_array_run(o->slurm, &a, spec, o->replications, o->label, "replications", &interrupted);
+    int rc = slurm_array_run(o->slurm, &a, spec, o->replications, o->label, "replications", o->quiet, &interrupted);
     free(spec);
     int failed = rc < 0;
     for (uint32_t i = 0; i < o->replications; i++) {

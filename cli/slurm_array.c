@@ -161,26 +161,30 @@ static int session_probe(struct slurm_session *ss)
             cancel_jobs(id, 0);
         return CLI_IO;
     }
-    const char *where = ss->partition ? ss->partition : "the default";
+    char where[300];
+    if (ss->partition)
+        snprintf(where, sizeof where, "partition '%.200s'", ss->partition);
+    else
+        snprintf(where, sizeof where, "the default partition");
     if (!submitted) {
-        cli_error("sbatch refused the probe job for partition '%s': %s", where, first_line(cr.err));
+        cli_error("sbatch refused the probe job for %s: %s", where, first_line(cr.err));
         return CLI_IO;
     }
     if (code == PROBE_NO_FOLDER) {
-        cli_error("the work folder '%s' is not visible from the compute nodes of partition '%s' (probe job %lu "
+        cli_error("the work folder '%s' is not visible from the compute nodes of %s (probe job %lu "
                   "found no '%s/probe'): --slurm needs a folder that this machine and the nodes share at the same "
                   "path; run from a shared file system or set FLEETSIM_SLURM_DIR to a folder on one",
                   ss->root, where, id, ss->root);
         return CLI_IO;
     }
     if (code == PROBE_NO_BINARY) {
-        cli_error("'%s' is not executable on the compute nodes of partition '%s' (probe job %lu): install "
+        cli_error("'%s' is not executable on the compute nodes of %s (probe job %lu): install "
                   "fleetsim at the same path there, or run it from a shared file system",
                   ss->exe, where, id);
         return CLI_IO;
     }
     if (code != 0) {
-        cli_error("the probe job %lu on partition '%s' failed (exit %d): %s", id, where, code,
+        cli_error("the probe job %lu on %s failed (exit %d): %s", id, where, code,
                   first_line(cr.err));
         return CLI_IO;
     }
@@ -372,10 +376,10 @@ static int poll_squeue(const struct slurm_array *a, struct array_state *st)
     return 0;
 }
 
-static void show_progress(const struct slurm_session *ss, const struct slurm_array *a, const char *label,
-                          const char *noun, uint32_t done, double t0, int end)
+static void show_progress(int quiet, const struct slurm_array *a, const char *label, const char *noun,
+                          uint32_t done, double t0, int end)
 {
-    if (ss->quiet || !isatty(STDERR_FILENO))
+    if (quiet || !isatty(STDERR_FILENO))
         return;
     int width = 30, fill = a->n_tasks ? (int)(width * done / a->n_tasks) : width;
     fprintf(stderr, "\r%s [%.*s%*s] %u/%u %s on Slurm (job %lu), %.0f s ", label, fill,
@@ -447,7 +451,7 @@ bad:
 }
 
 int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
-                    const char *label, const char *noun, volatile sig_atomic_t *stop)
+                    const char *label, const char *noun, int quiet, volatile sig_atomic_t *stop)
 {
     memset(a, 0, sizeof *a);
     a->n_tasks = n_tasks;
@@ -469,9 +473,10 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
     snprintf(path, sizeof path, "%s/spec", a->dir);
     if (write_text(path, spec) != 0 || submit_array(ss, a, label) != 0)
         return -1;
-    if (!ss->quiet && !isatty(STDERR_FILENO))
-        fprintf(stderr, "%s: %u %s submitted as Slurm job array %lu, merge job %lu (partition %s)\n", label,
-                n_tasks, noun, a->job_id, a->merge_id, ss->partition ? ss->partition : "default");
+    if (!quiet && !isatty(STDERR_FILENO))
+        fprintf(stderr, "%s: %u %s submitted as Slurm job array %lu and merge job %lu (%s%s%s)\n", label, n_tasks,
+                noun, a->job_id, a->merge_id, ss->partition ? "partition '" : "the default partition",
+                ss->partition ? ss->partition : "", ss->partition ? "'" : "");
     double t0 = now_s();
     int rc = 0, gone = 0, squeue_errors = 0;
     snprintf(path, sizeof path, "%s/merged", a->dir);
@@ -483,7 +488,7 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
         }
         if (access(path, R_OK) == 0)
             break;
-        show_progress(ss, a, label, noun, count_parts(a), t0, 0);
+        show_progress(quiet, a, label, noun, count_parts(a), t0, 0);
         if (poll % SLURM_SQUEUE_EVERY == SLURM_SQUEUE_EVERY - 1) {
             struct array_state st;
             if (poll_squeue(a, &st) != 0) {
@@ -520,7 +525,7 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
         }
         nap_ms(SLURM_POLL_MS);
     }
-    show_progress(ss, a, label, noun, rc == 0 ? a->n_tasks : count_parts(a), t0, 1);
+    show_progress(quiet, a, label, noun, rc == 0 ? a->n_tasks : count_parts(a), t0, 1);
     if (rc == 0 && load_merged(a) != 0)
         rc = -1;
     if (rc == 0)

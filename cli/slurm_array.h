@@ -58,14 +58,15 @@ struct slurm_array {
 
 /* Submits n_tasks tasks that run `fleetsim _slurm-task` on spec (the
  * caller's text, starting "kind NAME\n") and the merge job, and waits,
- * showing progress on stderr ("LABEL: 3/20 NOUN ..."): a bar when stderr is
- * a terminal, a line at submission otherwise, nothing when quiet. Returns 0
+ * showing progress on stderr ("LABEL [###   ] 3/20 NOUN on Slurm"): a bar
+ * when stderr is a terminal, one line at submission otherwise, nothing
+ * when quiet. Returns 0
  * (every task succeeded and the parts are merged), 1 (*stop was set: the
  * jobs are cancelled, the parts that finished can be read), or -1 (Slurm
  * refused the jobs or a task failed: the jobs are cancelled, what Slurm
  * said printed, the parts that exist can be read). Release a either way. */
 int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
-                    const char *label, const char *noun, volatile sig_atomic_t *stop);
+                    const char *label, const char *noun, int quiet, volatile sig_atomic_t *stop);
 /* Task i's message (malloc'd, *len bytes; free it): from the merged file,
  * or else from its part file. Returns 0, or -1 when there is none. */
 int slurm_array_part(const struct slurm_array *a, uint32_t i, char **data, size_t *len);
