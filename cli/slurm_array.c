@@ -124,6 +124,35 @@ static void cancel_jobs(unsigned long a, unsigned long b)
     child_run(argv, NULL, SLURM_CMD_TIMEOUT_S, 1, &cr);
 }
 
+/* Submits one job of ours: sbatch --parsable, one task on one node, the
+ * session's partition, then `opts` (NULL-terminated), then the script and
+ * its arguments (NULL-terminated). Returns sbatch's exit code (-1: it did
+ * not run; said), with its job id in *id when it printed one. */
+static int sbatch(const struct slurm_session *ss, char *const *opts, char *const *script_args, int timeout_s,
+                  unsigned long *id, struct child_result *cr)
+{
+    char part[300];
+    char *argv[24];
+    size_t n = 0;
+    argv[n++] = "sbatch";
+    argv[n++] = "--parsable";
+    argv[n++] = "--nodes=1";
+    argv[n++] = "--ntasks=1";
+    if (ss->partition) {
+        snprintf(part, sizeof part, "--partition=%.280s", ss->partition);
+        argv[n++] = part;
+    }
+    for (; *opts && n < 16; opts++)
+        argv[n++] = *opts;
+    for (; *script_args && n < 23; script_args++)
+        argv[n++] = *script_args;
+    argv[n] = NULL;
+    int code = slurm_cmd(argv, timeout_s, cr);
+    if (parse_job_id(cr->out, id) != 0)
+        *id = 0;
+    return code;
+}
+
 /* ---- the session ---- */
 
 static int session_probe(struct slurm_session *ss)
@@ -133,29 +162,12 @@ static int session_probe(struct slurm_session *ss)
     snprintf(marker, sizeof marker, "%s/probe", ss->root);
     if (write_text(script, probe_script) != 0 || write_text(marker, "fleetsim --slurm probe\n") != 0)
         return CLI_IO;
-    char part[256] = "";
-    if (ss->partition)
-        snprintf(part, sizeof part, "--partition=%s", ss->partition);
-    char *argv[16];
-    int n = 0;
-    argv[n++] = "sbatch";
-    argv[n++] = "--wait";
-    argv[n++] = "--parsable";
-    argv[n++] = "--job-name=fleetsim-probe";
-    argv[n++] = "--nodes=1";
-    argv[n++] = "--ntasks=1";
-    argv[n++] = "--chdir=/";
-    argv[n++] = "--output=/dev/null";
-    if (ss->partition)
-        argv[n++] = part;
-    argv[n++] = script;
-    argv[n++] = ss->exe;
-    argv[n++] = ss->root;
-    argv[n] = NULL;
+    char *opts[] = {"--wait", "--job-name=fleetsim-probe", "--chdir=/", "--output=/dev/null", NULL};
+    char *args[] = {script, ss->exe, ss->root, NULL};
     struct child_result cr;
-    int code = slurm_cmd(argv, SLURM_PROBE_TIMEOUT_S, &cr);
     unsigned long id = 0;
-    int submitted = parse_job_id(cr.out, &id) == 0;
+    int code = sbatch(ss, opts, args, SLURM_PROBE_TIMEOUT_S, &id, &cr);
+    int submitted = id != 0;
     if (code < 0) {
         if (submitted)
             cancel_jobs(id, 0);
@@ -243,67 +255,37 @@ void slurm_session_close(struct slurm_session *ss)
 
 static int submit_array(struct slurm_session *ss, struct slurm_array *a, const char *label)
 {
-    char script[SLURM_PATH_MAX + 96], merge[SLURM_PATH_MAX + 96], name[128], part[256] = "", array[64],
-        chdir_opt[SLURM_PATH_MAX + 96], out[SLURM_PATH_MAX + 96], merge_out[SLURM_PATH_MAX + 96], dep[64],
-        count[32];
+    char script[SLURM_PATH_MAX + 96], merge[SLURM_PATH_MAX + 96], name[128], array[64],
+        chdir_opt[SLURM_PATH_MAX + 96], out[SLURM_PATH_MAX + 96], dep[64], count[32];
     snprintf(script, sizeof script, "%s/task.sh", a->dir);
     snprintf(merge, sizeof merge, "%s/merge.sh", a->dir);
     if (write_text(script, task_script) != 0 || write_text(merge, merge_script) != 0)
         return -1;
     snprintf(name, sizeof name, "--job-name=fleetsim-%s", label);
-    if (ss->partition)
-        snprintf(part, sizeof part, "--partition=%s", ss->partition);
     snprintf(array, sizeof array, "--array=0-%u", a->n_tasks - 1);
     snprintf(chdir_opt, sizeof chdir_opt, "--chdir=%s", ss->cwd);
     snprintf(out, sizeof out, "--output=%s/log/task-%%a.out", a->dir);
     snprintf(count, sizeof count, "%u", a->n_tasks);
-    char *argv[16];
-    int n = 0;
-    argv[n++] = "sbatch";
-    argv[n++] = "--parsable";
-    argv[n++] = name;
-    argv[n++] = array;
-    argv[n++] = "--nodes=1";
-    argv[n++] = "--ntasks=1";
-    argv[n++] = chdir_opt;
-    argv[n++] = out;
-    if (ss->partition)
-        argv[n++] = part;
-    argv[n++] = script;
-    argv[n++] = ss->exe;
-    argv[n++] = a->dir;
-    argv[n] = NULL;
+    char *opts[] = {name, array, chdir_opt, out, NULL};
+    char *args[] = {script, ss->exe, a->dir, NULL};
     struct child_result cr;
-    int code = slurm_cmd(argv, SLURM_CMD_TIMEOUT_S, &cr);
+    int code = sbatch(ss, opts, args, SLURM_CMD_TIMEOUT_S, &a->job_id, &cr);
     if (code < 0)
         return -1;
-    if (code != 0 || parse_job_id(cr.out, &a->job_id) != 0) {
+    if (code != 0 || !a->job_id) {
         cli_error("sbatch refused the job array: %s", first_line(code ? cr.err : cr.out));
         return -1;
     }
+    /* the merge job runs once every task succeeded, and is cancelled by
+     * Slurm when one fails (its dependency can never be met) */
     snprintf(name, sizeof name, "--job-name=fleetsim-%s-merge", label);
     snprintf(dep, sizeof dep, "--dependency=afterok:%lu", a->job_id);
-    snprintf(merge_out, sizeof merge_out, "--output=%s/log/merge.out", a->dir);
-    n = 0;
-    argv[n++] = "sbatch";
-    argv[n++] = "--parsable";
-    argv[n++] = name;
-    argv[n++] = dep;
-    argv[n++] = "--kill-on-invalid-dep=yes";
-    argv[n++] = "--nodes=1";
-    argv[n++] = "--ntasks=1";
-    argv[n++] = "--chdir=/";
-    argv[n++] = merge_out;
-    if (ss->partition)
-        argv[n++] = part;
-    argv[n++] = merge;
-    argv[n++] = ss->exe;
-    argv[n++] = a->dir;
-    argv[n++] = count;
-    argv[n] = NULL;
-    code = slurm_cmd(argv, SLURM_CMD_TIMEOUT_S, &cr);
-    if (code != 0 || parse_job_id(cr.out, &a->merge_id) != 0) {
-        if (code > 0)
+    snprintf(out, sizeof out, "--output=%s/log/merge.out", a->dir);
+    char *mopts[] = {name, dep, "--kill-on-invalid-dep=yes", "--chdir=/", out, NULL};
+    char *margs[] = {merge, ss->exe, a->dir, count, NULL};
+    code = sbatch(ss, mopts, margs, SLURM_CMD_TIMEOUT_S, &a->merge_id, &cr);
+    if (code != 0 || !a->merge_id) {
+        if (code >= 0)
             cli_error("sbatch refused the merge job: %s", first_line(code ? cr.err : cr.out));
         cancel_jobs(a->job_id, 0);
         return -1;
@@ -528,7 +510,7 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
     show_progress(quiet, a, label, noun, rc == 0 ? a->n_tasks : count_parts(a), t0, 1);
     if (rc == 0 && load_merged(a) != 0)
         rc = -1;
-    if (rc == 0)
+    if (rc >= 0) /* merged, or stopped by the user: nothing to look at */
         ss->keep = 0;
     return rc;
 }
