@@ -309,50 +309,51 @@ static uint32_t count_parts(const struct slurm_array *a)
     return n;
 }
 
-static int failed_state(const char *state)
-{
-    static const char *const bad[] = {"FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
-                                      "BOOT_FAIL", "DEADLINE", "PREEMPTED", "REVOKED"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        if (!strncmp(state, bad[i], strlen(bad[i])))
-            return 1;
-    return 0;
-}
+/* The states in which a job ended without doing its work. */
+static const char failed_states[] = "FAILED,CANCELLED,TIMEOUT,NODE_FAIL,OUT_OF_MEMORY,BOOT_FAIL,DEADLINE,PREEMPTED";
 
 /* What squeue says of our jobs. */
 struct array_state {
-    int listed;       /* lines about our jobs */
-    int failed_task;  /* the first task in a failed state, or -1 */
+    int merge_listed;  /* squeue still knows the merge job */
+    int failed_task;   /* the first task in a failed state, or -1 */
     char failed_how[32];
     int merge_failed;
 };
 
+/* "ID STATE" lines of squeue for jobs (and states) into buf; 0 or -1. The
+ * failed ones are asked for by name: the list of every task of a large
+ * array would not fit in what a child's output keeps. */
+static int squeue_lines(const char *jobs, const char *states, struct child_result *cr)
+{
+    char *argv[] = {"squeue", "--noheader", "--states", (char *)states, "--jobs", (char *)jobs, "--format=%i %T", NULL};
+    child_run(argv, NULL, SLURM_CMD_TIMEOUT_S, 1, cr);
+    return cr->started && !cr->timed_out && WIFEXITED(cr->status) && WEXITSTATUS(cr->status) == 0 ? 0 : -1;
+}
+
 static int poll_squeue(const struct slurm_array *a, struct array_state *st)
 {
     char ids[64];
-    snprintf(ids, sizeof ids, "%lu,%lu", a->job_id, a->merge_id);
-    char *argv[] = {"squeue", "--noheader", "--states=all", "--jobs", ids, "--format=%i %T", NULL};
     struct child_result cr;
-    child_run(argv, NULL, SLURM_CMD_TIMEOUT_S, 1, &cr);
-    if (!cr.started || cr.timed_out || !WIFEXITED(cr.status) || WEXITSTATUS(cr.status) != 0)
-        return -1;
     memset(st, 0, sizeof *st);
     st->failed_task = -1;
+    snprintf(ids, sizeof ids, "%lu", a->merge_id);
+    if (squeue_lines(ids, "all", &cr) != 0)
+        return -1;
+    char state[32];
+    if (sscanf(cr.out, "%*s %31s", state) == 1) {
+        st->merge_listed = 1;
+        st->merge_failed = strstr(failed_states, state) != NULL;
+    }
+    snprintf(ids, sizeof ids, "%lu", a->job_id);
+    if (squeue_lines(ids, failed_states, &cr) != 0)
+        return -1;
     for (char *line = strtok(cr.out, "\n"); line; line = strtok(NULL, "\n")) {
-        char id[64], state[32];
-        if (sscanf(line, "%63s %31s", id, state) != 2)
-            continue;
-        unsigned long job = strtoul(id, NULL, 10);
-        if (job == a->merge_id && !strchr(id, '_')) {
-            st->listed++;
-            st->merge_failed |= failed_state(state);
-        } else if (job == a->job_id) {
-            st->listed++;
-            const char *us = strchr(id, '_');
-            if (failed_state(state) && st->failed_task < 0 && us && us[1] != '[') {
-                st->failed_task = atoi(us + 1);
-                snprintf(st->failed_how, sizeof st->failed_how, "%s", state);
-            }
+        char id[64];
+        const char *us;
+        if (sscanf(line, "%63s %31s", id, state) == 2 && (us = strchr(id, '_')) && us[1] != '[') {
+            st->failed_task = atoi(us + 1);
+            snprintf(st->failed_how, sizeof st->failed_how, "%s", state);
+            break;
         }
     }
     return 0;
@@ -495,12 +496,12 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
                 }
                 rc = -1;
                 break;
-            } else if (!st.listed && ++gone >= SLURM_GONE_POLLS) {
+            } else if (!st.merge_listed && ++gone >= SLURM_GONE_POLLS) {
                 cli_error("Slurm jobs %lu and %lu are gone from squeue without a result in '%s'", a->job_id,
                           a->merge_id, a->dir);
                 rc = -1;
                 break;
-            } else if (st.listed) {
+            } else if (st.merge_listed) {
                 gone = 0;
                 squeue_errors = 0;
             }
