@@ -4,7 +4,8 @@
  * Exit codes (documented in fleetsim(1)):
  *   0 ok; 1 a gate failed (regression, SLO not met); 2 usage or bad input;
  *   3 I/O error (cannot read or write a file); 4 internal error (a policy
- *   broke its contract, crashed or did not return; out of memory).
+ *   broke its contract, crashed or did not return; out of memory);
+ *   130 interrupted (Ctrl-C).
  */
 #ifndef FLEETSIM_CLI_CLI_H
 #define FLEETSIM_CLI_CLI_H
@@ -19,7 +20,7 @@
 #include "sim/err.h"
 #include "traces/trace.h"
 
-enum cli_exit { CLI_OK = 0, CLI_GATE = 1, CLI_USAGE = 2, CLI_IO = 3, CLI_INTERNAL = 4 };
+enum cli_exit { CLI_OK = 0, CLI_GATE = 1, CLI_USAGE = 2, CLI_IO = 3, CLI_INTERNAL = 4, CLI_INTERRUPTED = 130 };
 
 /* Prints diagnostics to stderr: every error, and at most `max_warnings`
  * warnings followed by a count of the rest (unless quiet). */

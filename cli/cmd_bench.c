@@ -53,7 +53,8 @@ static const char bench_usage[] =
     "exit codes: 0 ok, 1 a metric regressed, 2 usage or bad suite, 3 I/O error (or\n"
     "--slurm cannot run: no sbatch, a folder the nodes do not see),\n"
     "4 a policy failed (broke its contract, crashed or did not return; the other\n"
-    "cells are still run and printed; with --slurm also a task that failed)\n"
+    "cells are still run and printed; with --slurm also a task that failed),\n"
+    "130 interrupted (--slurm: the jobs are cancelled)\n"
     "example: fleetsim bench tests/bench/ci.yaml --baseline tests/bench/ci-baseline.json\n";
 
 struct bench_args {
@@ -356,7 +357,16 @@ static int reap(struct worker *w, struct bench_cell *cells)
     return 0;
 }
 
-/* The cells as a Slurm job array: task k runs the k-th cell to run. */
+static volatile sig_atomic_t bench_interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    bench_interrupted = 1;
+}
+
+/* The cells as a Slurm job array: task k runs the k-th cell to run. Ctrl-C
+ * cancels the jobs (CLI_INTERRUPTED: nothing is printed). */
 static int run_cells_slurm(const struct bench_args *a, struct slurm_session *ss, struct bench_cell *cells, size_t n)
 {
     char *spec = NULL;
@@ -381,10 +391,22 @@ static int run_cells_slurm(const struct bench_args *a, struct slurm_session *ss,
         free(spec);
         return CLI_OK;
     }
-    static volatile sig_atomic_t never;
+    struct sigaction sa, old_int;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    bench_interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
     struct slurm_array arr;
-    int rc = slurm_array_run(ss, &arr, spec, tasks, "bench", "cells", a->quiet, &never);
+    int rc = slurm_array_run(ss, &arr, spec, tasks, "bench", "cells", a->quiet, &bench_interrupted);
+    sigaction(SIGINT, &old_int, NULL);
     free(spec);
+    if (rc == 1) {
+        slurm_array_release(&arr);
+        if (!a->quiet)
+            fprintf(stderr, "\nfleetsim: bench: interrupted; the Slurm jobs are cancelled\n");
+        return CLI_INTERRUPTED;
+    }
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (cells[i].status != BENCH_CELL_OK)

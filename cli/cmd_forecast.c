@@ -23,8 +23,6 @@
 #include "sim/atomic_file.h"
 #include "sim/units.h"
 
-enum { CLI_INTERRUPTED = 130 };
-
 enum { PLAN_MAX_SLOS = 16 };
 
 struct planner_args {

@@ -26,10 +26,36 @@ done
 sh tests/slurm/cluster.sh start "$CLUSTER" >"$TMP/start.out" 2>&1; rc=$?
 if [ $rc = 77 ]; then
   skip "$(grep 'slurm: SKIP' "$TMP/start.out")"
-  finish slurm-cli; exit $?
+  # Ctrl-C: the jobs are cancelled, what finished is reported as partial, exit 130.
+"$FLEETSIM" forecast --slurm scenarios/examples/quarterly.yaml >"$TMP/int.out" 2>"$TMP/int.err" &
+pid=$!
+n=0
+while [ -z "$(squeue -h -t R -n fleetsim-forecast -o %i)" ] && [ $n -lt 150 ]; do n=$((n + 1)); sleep 0.2; done
+kill -INT $pid
+wait $pid; rc=$?
+sleep 1
+left=$(squeue -h -t PD,R -o '%i %j')
+if [ $rc = 130 ] && grep -q "interrupted: [0-8] of 8 replications finished; results are partial" "$TMP/int.err" &&
+   grep -q "replications, PARTIAL\|nothing to report" "$TMP/int.out" && [ -z "$left" ]; then pass
+else fail "Ctrl-C: exit $rc, want 130, a partial result and no jobs left (left: $left)"; cat "$TMP/int.err"; fi
+
+finish slurm-cli; exit $?
 elif [ $rc != 0 ]; then
   fail "test cluster did not start"; sed 's/^/  | /' "$TMP/start.out"
-  finish slurm-cli; exit $?
+  # Ctrl-C: the jobs are cancelled, what finished is reported as partial, exit 130.
+"$FLEETSIM" forecast --slurm scenarios/examples/quarterly.yaml >"$TMP/int.out" 2>"$TMP/int.err" &
+pid=$!
+n=0
+while [ -z "$(squeue -h -t R -n fleetsim-forecast -o %i)" ] && [ $n -lt 150 ]; do n=$((n + 1)); sleep 0.2; done
+kill -INT $pid
+wait $pid; rc=$?
+sleep 1
+left=$(squeue -h -t PD,R -o '%i %j')
+if [ $rc = 130 ] && grep -q "interrupted: [0-8] of 8 replications finished; results are partial" "$TMP/int.err" &&
+   grep -q "replications, PARTIAL\|nothing to report" "$TMP/int.out" && [ -z "$left" ]; then pass
+else fail "Ctrl-C: exit $rc, want 130, a partial result and no jobs left (left: $left)"; cat "$TMP/int.err"; fi
+
+finish slurm-cli; exit $?
 fi
 . "$CLUSTER/env"
 WORK=$TMP/work # where --slurm makes its work folders (FLEETSIM_SLURM_DIR)
@@ -140,5 +166,18 @@ wait $pid; rc=$?
 if [ -n "$id" ] && [ $rc = 4 ] && grep -q "Slurm task $id CANCELLED without a result; its log '.*task-[0-9]*.out' ends: " "$TMP/cancel.err" &&
    [ ! -s "$TMP/cancel.out" ]; then pass
 else fail "a cancelled task ($id): exit $rc, want 4 and the task named"; cat "$TMP/cancel.err"; fi
+
+# Ctrl-C: the jobs are cancelled, what finished is reported as partial, exit 130.
+"$FLEETSIM" forecast --slurm scenarios/examples/quarterly.yaml >"$TMP/int.out" 2>"$TMP/int.err" &
+pid=$!
+n=0
+while [ -z "$(squeue -h -t R -n fleetsim-forecast -o %i)" ] && [ $n -lt 150 ]; do n=$((n + 1)); sleep 0.2; done
+kill -INT $pid
+wait $pid; rc=$?
+sleep 1
+left=$(squeue -h -t PD,R -o '%i %j')
+if [ $rc = 130 ] && grep -q "interrupted: [0-8] of 8 replications finished; results are partial" "$TMP/int.err" &&
+   grep -q "replications, PARTIAL\|nothing to report" "$TMP/int.out" && [ -z "$left" ]; then pass
+else fail "Ctrl-C: exit $rc, want 130, a partial result and no jobs left (left: $left)"; cat "$TMP/int.err"; fi
 
 finish slurm-cli
