@@ -40,9 +40,9 @@ static const char merge_script[] =
 
 static const char probe_script[] =
     "#!/bin/sh\n"
-    "# fleetsim --slurm: does a compute node see the work folder and this fleetsim?\n"
+    "# fleetsim --slurm: does a compute node see the work folder, and run this fleetsim?\n"
     "[ -r \"$2/probe\" ] || exit 3\n"
-    "[ -x \"$1\" ] || exit 4\n"
+    "\"$1\" --version >/dev/null 2>&1 || exit 4\n"
     "exit 0\n";
 
 /* ---- small helpers ---- */
@@ -190,8 +190,8 @@ static int session_probe(struct slurm_session *ss)
         return CLI_IO;
     }
     if (code == PROBE_NO_BINARY) {
-        cli_error("'%s' is not executable on the compute nodes of %s (probe job %lu): install "
-                  "fleetsim at the same path there, or run it from a shared file system",
+        cli_error("'%s' does not run on the compute nodes of %s (probe job %lu: it, or a library it needs, "
+                  "is missing there): install fleetsim at the same path there, or run it from a shared file system",
                   ss->exe, where, id);
         return CLI_IO;
     }

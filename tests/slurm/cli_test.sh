@@ -139,8 +139,13 @@ if unshare -m sh -c "mount -t tmpfs none '$TMP/private'" 2>/dev/null; then
   if [ $rc = 3 ] && grep -q "the work folder '$TMP/private/fleetsim-slurm\..*' is not visible from the compute nodes" "$TMP/err" &&
      [ "$(squeue -h -t all -o %i | wc -l)" = $((before + 1)) ]; then pass
   else fail "unshared work folder: exit $rc, want 3, said before any array was submitted"; cat "$TMP/err"; fi
+  # the same for a fleetsim binary that only this machine has
+  unshare -m sh -c "mount -t tmpfs none '$TMP/private' && cp '$FLEETSIM' '$TMP/private/fleetsim' && \
+    '$TMP/private/fleetsim' forecast --slurm tests/planner/known.yaml" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  if [ $rc = 3 ] && grep -q "'$TMP/private/fleetsim' does not run on the compute nodes" "$TMP/err"; then pass
+  else fail "a binary the nodes do not have: exit $rc, want 3"; cat "$TMP/err"; fi
 else
-  skip "unshared work folder: no mount namespace here (unshare -m)"
+  skip "unshared work folder and binary: no mount namespace here (unshare -m)"
 fi
 
 # A replication that fails in a task: the same message as a local run, exit 4.
