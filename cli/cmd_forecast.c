@@ -121,7 +121,8 @@ static const char compare_usage[] =
     "growth rates x policies) and prints them side by side, period by period.\n"
     "\n"
     "options: -r N, -j N, --slurm, --partition P (as for 'fleetsim forecast'; one job\n"
-    "array per variant), --report DIR (overlaid charts and CSV), --json, -q\n"
+    "array per variant, all queued at once), --report DIR (overlaid charts and CSV),\n"
+    "--json, -q\n"
     "exit codes: 0 ok, 2 usage or bad scenario, 130 interrupted\n";
 
 static int parse_planner_args(const char *cmd, const char *usage, int argc, char **argv, struct planner_args *a)
@@ -411,7 +412,7 @@ static int open_slurm(struct planner_args *a)
 static struct forecast_run_options run_options(struct planner_args *a, const struct scenario *s, const char *label)
 {
     struct forecast_run_options o = {a->replications > 0 ? (uint32_t)a->replications : s->forecast.replications,
-                                     (int)a->jobs, a->policy, label, a->quiet, 0, a->slurm ? &a->ss : NULL};
+                                     (int)a->jobs, a->policy, label, a->quiet, 0, a->slurm ? &a->ss : NULL, NULL};
     return o;
 }
 
@@ -491,7 +492,7 @@ static int plan_evaluate(void *vctx, const struct scenario *s, const struct plan
     if (end < trimmed.horizon.length_us)
         trimmed.horizon.length_us = end;
     struct forecast_run_options o = {e->n_reps, (int)ctx->a->jobs, e->policy, "plan", 1, e->first_rep,
-                                     ctx->a->slurm ? &ctx->a->ss : NULL};
+                                     ctx->a->slurm ? &ctx->a->ss : NULL, NULL};
     int rc = forecast_runner_run(&trimmed, &o, r);
     r->scenario = s;
     ctx->forecasts++;
@@ -823,21 +824,60 @@ out:
 
 struct variant {
     char name[160];
+    struct scenario *s;     /* borrowed: the file's scenario */
+    long growth;            /* index into s->sweep.growth, or -1 */
+    const char *policy;     /* the sweep's, or NULL */
+    struct slurm_array job; /* with --slurm: its job array, once queued */
     struct forecast_result r;
 };
 
-static int run_variant(struct planner_args *a, struct scenario *s, const char *name, const char *policy,
-                       struct variant *v)
+/* Puts the variant's growth into its scenario (variants of one file share it). */
+static void apply_variant(const struct variant *v)
 {
-    snprintf(v->name, sizeof v->name, "%s", name);
-    memset(&v->r, 0, sizeof v->r);
+    if (v->growth >= 0)
+        for (size_t t = 0; t < v->s->workload.n_teams; t++)
+            v->s->workload.teams[t].growth_per_quarter = v->s->sweep.growth[v->growth];
+}
+
+static struct forecast_run_options variant_options(struct planner_args *a, struct variant *v)
+{
+    struct forecast_run_options o = run_options(a, v->s, v->name);
+    o.policy = v->policy ? v->policy : a->policy;
+    return o;
+}
+
+/* Runs the variants in order; with --slurm every variant's job array is
+ * queued first, so that they run at once, and then waited for in order.
+ * Returns the exit code and, in *ran, how many have results (an
+ * interrupted one included, partial). */
+static int run_variants(struct planner_args *a, struct variant *v, size_t n, size_t *ran)
+{
+    *ran = 0;
     int rc = open_slurm(a);
     if (rc != CLI_OK)
         return rc;
-    struct forecast_run_options o = run_options(a, s, name);
-    o.policy = policy ? policy : a->policy;
-    rc = forecast_runner_run(s, &o, &v->r);
-    return rc < 0 ? CLI_INTERNAL : rc == 1 ? CLI_INTERRUPTED : CLI_OK;
+    size_t queued = 0;
+    for (; a->slurm && queued < n; queued++) {
+        apply_variant(&v[queued]);
+        struct forecast_run_options o = variant_options(a, &v[queued]);
+        if (forecast_runner_submit(v[queued].s, &o, &v[queued].job) != 0) {
+            rc = CLI_INTERNAL;
+            break;
+        }
+    }
+    for (size_t i = 0; i < n && rc == CLI_OK; i++) {
+        apply_variant(&v[i]);
+        struct forecast_run_options o = variant_options(a, &v[i]);
+        o.submitted = a->slurm ? &v[i].job : NULL;
+        int run = forecast_runner_run(v[i].s, &o, &v[i].r);
+        rc = run < 0 ? CLI_INTERNAL : run == 1 ? CLI_INTERRUPTED : CLI_OK;
+        *ran = i + 1;
+    }
+    for (size_t i = *ran; i < queued; i++) { /* stopped early: the rest leave the queue */
+        slurm_array_cancel(&v[i].job);
+        slurm_array_release(&v[i].job);
+    }
+    return rc;
 }
 
 static void print_compare(FILE *out, const struct variant *v, size_t n)
@@ -936,24 +976,25 @@ int cmd_compare(int argc, char **argv)
         if ((rc = load_planner_scenario(a.files[f], a.quiet, s)) != CLI_OK)
             break;
         size_t ng = s->sweep.n_growth ? s->sweep.n_growth : 1, np = s->sweep.n_policies ? s->sweep.n_policies : 1;
-        for (size_t g = 0; g < ng && rc == CLI_OK; g++) {
-            for (size_t q = 0; q < np && rc == CLI_OK && n < cap; q++) {
-                char name[160];
+        for (size_t g = 0; g < ng; g++) {
+            for (size_t q = 0; q < np && n < cap; q++) {
+                struct variant *one = &v[n++];
                 const char *base = strrchr(a.files[f], '/');
-                int len = snprintf(name, sizeof name, "%s", base ? base + 1 : a.files[f]);
-                if (s->sweep.n_growth) {
-                    for (size_t t = 0; t < s->workload.n_teams; t++)
-                        s->workload.teams[t].growth_per_quarter = s->sweep.growth[g];
-                    len += snprintf(name + len, sizeof name - (size_t)len, " g=%.2f", s->sweep.growth[g]);
-                }
-                const char *policy = s->sweep.n_policies ? s->sweep.policies[q] : NULL;
-                if (policy && len > 0 && (size_t)len < sizeof name)
-                    snprintf(name + len, sizeof name - (size_t)len, " %s", policy);
-                rc = run_variant(&a, s, name, policy, &v[n]);
-                n++;
+                int len = snprintf(one->name, sizeof one->name, "%s", base ? base + 1 : a.files[f]);
+                one->s = s;
+                one->growth = s->sweep.n_growth ? (long)g : -1;
+                if (s->sweep.n_growth)
+                    len += snprintf(one->name + len, sizeof one->name - (size_t)len, " g=%.2f", s->sweep.growth[g]);
+                one->policy = s->sweep.n_policies ? s->sweep.policies[q] : NULL;
+                if (one->policy && len > 0 && (size_t)len < sizeof one->name)
+                    snprintf(one->name + len, sizeof one->name - (size_t)len, " %s", one->policy);
             }
         }
     }
+    size_t listed = n;
+    n = 0;
+    if (rc == CLI_OK)
+        rc = run_variants(&a, v, listed, &n);
     if (n && (rc == CLI_OK || rc == CLI_INTERRUPTED)) {
         if (a.json) {
             json_t *arr = json_array();

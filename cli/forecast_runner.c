@@ -338,33 +338,46 @@ static int run_local(const struct scenario *s, const struct forecast_run_options
     return failed;
 }
 
-/* Runs the replications as a Slurm job array and collects the parts, as
- * run_local collects pipes. Returns 1 when Slurm or a task failed. */
-static int run_slurm(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r,
-                     int *ok)
+int forecast_runner_submit(const struct scenario *s, const struct forecast_run_options *o, struct slurm_array *a)
 {
+    memset(a, 0, sizeof *a);
     char *spec = NULL;
     size_t spec_len = 0;
     FILE *mem = open_memstream(&spec, &spec_len);
     if (!mem) {
         cli_error("out of memory");
-        return 1;
+        return -1;
     }
     int bad_spec = forecast_task_write(mem, s, o->policy, o->first_replication);
     fclose(mem);
     if (bad_spec) {
         cli_error("--slurm: the scenario path or the policy holds a line break; cannot describe it to a task");
         free(spec);
-        return 1;
+        return -1;
     }
-    struct slurm_array a;
-    int rc = slurm_array_run(o->slurm, &a, spec, o->replications, o->label, "replications", o->quiet, &interrupted);
+    int rc = slurm_array_submit(o->slurm, a, spec, o->replications, o->label, "replications", o->quiet);
     free(spec);
+    return rc;
+}
+
+/* Waits for the replications' job array (submitted here, or before by
+ * forecast_runner_submit) and collects the parts, as run_local collects
+ * pipes. Returns 1 when Slurm or a task failed. */
+static int run_slurm(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r,
+                     int *ok)
+{
+    struct slurm_array own, *a = o->submitted;
+    if (!a) {
+        if (forecast_runner_submit(s, o, &own) != 0)
+            return 1;
+        a = &own;
+    }
+    int rc = slurm_array_wait(o->slurm, a, &interrupted);
     int failed = rc < 0;
     for (uint32_t i = 0; i < o->replications; i++) {
         char *msg;
         size_t len;
-        if (slurm_array_part(&a, i, &msg, &len) != 0)
+        if (slurm_array_part(a, i, &msg, &len) != 0)
             continue; /* not finished (interrupted, or Slurm failed: said) */
         int got = collect(r, i, msg, len, 1);
         free(msg);
@@ -378,7 +391,7 @@ static int run_slurm(const struct scenario *s, const struct forecast_run_options
     }
     if (failed)
         o->slurm->keep = 1;
-    slurm_array_release(&a);
+    slurm_array_release(a);
     return failed;
 }
 

@@ -15,6 +15,7 @@
 #include "scenarios/forecast.h"
 
 struct slurm_session;
+struct slurm_array;
 
 struct forecast_run_options {
     uint32_t replications;
@@ -24,12 +25,19 @@ struct forecast_run_options {
     int quiet;
     uint32_t first_replication; /* replications first .. first + replications - 1 (fresh seeds for a check) */
     struct slurm_session *slurm; /* NULL: local workers; else a job array on this session (jobs unused) */
+    struct slurm_array *submitted; /* with slurm: the array forecast_runner_submit queued (NULL: submit now) */
 };
 
 /* Fills r (forecast_result_init is done here). Returns 0; 1 if interrupted
  * (r->partial set, r->completed replications kept); -1 on error (message
  * printed). */
 int forecast_runner_run(const struct scenario *s, const struct forecast_run_options *o, struct forecast_result *r);
+/* With o->slurm: puts the forecast's job array in the queue without waiting
+ * for it, so that several forecasts run at once (compare's variants); a
+ * later forecast_runner_run with o->submitted = a waits for it and collects
+ * it. The description is taken now: s may change afterwards. Returns 0, or
+ * -1 (said). */
+int forecast_runner_submit(const struct scenario *s, const struct forecast_run_options *o, struct slurm_array *a);
 /* `fleetsim _slurm-task` for a forecast: runs replication first + index of
  * the scenario spec describes (forecast_task.h) and writes its message to
  * fd. Returns the exit status. */

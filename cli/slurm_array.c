@@ -433,12 +433,14 @@ bad:
     return -1;
 }
 
-int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
-                    const char *label, const char *noun, int quiet, volatile sig_atomic_t *stop)
+int slurm_array_submit(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
+                       const char *label, const char *noun, int quiet)
 {
     memset(a, 0, sizeof *a);
     a->n_tasks = n_tasks;
-    ss->keep = 1; /* until this array succeeds */
+    snprintf(a->label, sizeof a->label, "%s", label);
+    a->noun = noun;
+    a->quiet = quiet;
     char path[SLURM_PATH_MAX + 96];
     snprintf(a->dir, sizeof a->dir, "%s/array-%u", ss->root, ++ss->arrays);
     if (mkdir(a->dir, 0777) != 0) {
@@ -460,6 +462,20 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
         fprintf(stderr, "%s: %u %s submitted as Slurm job array %lu and merge job %lu (%s%s%s)\n", label, n_tasks,
                 noun, a->job_id, a->merge_id, ss->partition ? "partition '" : "the default partition",
                 ss->partition ? ss->partition : "", ss->partition ? "'" : "");
+    return 0;
+}
+
+void slurm_array_cancel(struct slurm_array *a)
+{
+    if (a->job_id)
+        cancel_jobs(a->job_id, a->merge_id);
+}
+
+int slurm_array_wait(struct slurm_session *ss, struct slurm_array *a, volatile sig_atomic_t *stop)
+{
+    const char *label = a->label, *noun = a->noun;
+    int quiet = a->quiet;
+    char path[SLURM_PATH_MAX + 96];
     double t0 = now_s();
     int rc = 0, gone = 0, squeue_errors = 0;
     snprintf(path, sizeof path, "%s/merged", a->dir);
@@ -511,9 +527,17 @@ int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char 
     show_progress(quiet, a, label, noun, rc == 0 ? a->n_tasks : count_parts(a), t0, 1);
     if (rc == 0 && load_merged(a) != 0)
         rc = -1;
-    if (rc >= 0) /* merged, or stopped by the user: nothing to look at */
-        ss->keep = 0;
+    if (rc < 0)
+        ss->keep = 1; /* for a look at the logs */
     return rc;
+}
+
+int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
+                    const char *label, const char *noun, int quiet, volatile sig_atomic_t *stop)
+{
+    if (slurm_array_submit(ss, a, spec, n_tasks, label, noun, quiet) != 0)
+        return -1;
+    return slurm_array_wait(ss, a, stop);
 }
 
 int slurm_array_part(const struct slurm_array *a, uint32_t i, char **data, size_t *len)

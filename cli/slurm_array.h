@@ -51,6 +51,9 @@ void slurm_session_close(struct slurm_session *ss);
 struct slurm_array {
     char dir[SLURM_PATH_MAX + 32];
     uint32_t n_tasks;
+    char label[160];   /* for progress */
+    const char *noun;  /* "replications", "cells" (static) */
+    int quiet;
     unsigned long job_id, merge_id;
     char *merged;      /* the merged file, when every task succeeded */
     size_t *offsets;   /* task i's message: merged[offsets[2i] .. offsets[2i + 1]) */
@@ -67,6 +70,13 @@ struct slurm_array {
  * said printed, the parts that exist can be read). Release a either way. */
 int slurm_array_run(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
                     const char *label, const char *noun, int quiet, volatile sig_atomic_t *stop);
+/* slurm_array_run in two steps, so that several arrays can be in the
+ * queue at once (compare's variants): submit returns 0 or -1 (said);
+ * wait returns as run does. cancel: scancel the array and its merge job. */
+int slurm_array_submit(struct slurm_session *ss, struct slurm_array *a, const char *spec, uint32_t n_tasks,
+                       const char *label, const char *noun, int quiet);
+int slurm_array_wait(struct slurm_session *ss, struct slurm_array *a, volatile sig_atomic_t *stop);
+void slurm_array_cancel(struct slurm_array *a);
 /* Task i's message (malloc'd, *len bytes; free it): from the merged file,
  * or else from its part file. Returns 0, or -1 when there is none. */
 int slurm_array_part(const struct slurm_array *a, uint32_t i, char **data, size_t *len);

@@ -158,6 +158,14 @@ if [ $lrc = 4 ] && [ $src = 4 ] && grep -q "^fleetsim: error: replication 0: $TM
    grep -q "the Slurm work folder is kept for a look: $WORK/fleetsim-slurm\." "$TMP/slurm.err"; then pass
 else fail "a failed replication: exit $src (local $lrc), want 4 and the local message"; cat "$TMP/slurm.err"; fi
 
+# compare: a variant that fails cancels the variants queued after it.
+"$FLEETSIM" compare -r 3 --slurm "$TMP/bad/known.yaml" "$TMP/sweep.yaml" >"$TMP/out" 2>"$TMP/err"; rc=$?
+sleep 1
+left=$(squeue -h -t PD,R -o '%i %j')
+if [ $rc = 4 ] && [ "$(grep -c 'submitted as Slurm job array' "$TMP/err")" = 5 ] && [ -z "$left" ] &&
+   grep -q "replication 0: .*known-base.jsonl:1:7: invalid json" "$TMP/err"; then pass
+else fail "compare with a failing variant: exit $rc, want 4 and nothing left queued (left: $left)"; cat "$TMP/err"; fi
+
 # A task that Slurm cancels while it runs leaves no result: named, exit 4.
 "$FLEETSIM" forecast --slurm scenarios/examples/quarterly.yaml --json >"$TMP/cancel.out" 2>"$TMP/cancel.err" &
 pid=$!
