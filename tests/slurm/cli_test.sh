@@ -26,36 +26,10 @@ done
 sh tests/slurm/cluster.sh start "$CLUSTER" >"$TMP/start.out" 2>&1; rc=$?
 if [ $rc = 77 ]; then
   skip "$(grep 'slurm: SKIP' "$TMP/start.out")"
-  # Ctrl-C: the jobs are cancelled, what finished is reported as partial, exit 130.
-"$FLEETSIM" forecast --slurm scenarios/examples/quarterly.yaml >"$TMP/int.out" 2>"$TMP/int.err" &
-pid=$!
-n=0
-while [ -z "$(squeue -h -t R -n fleetsim-forecast -o %i)" ] && [ $n -lt 150 ]; do n=$((n + 1)); sleep 0.2; done
-kill -INT $pid
-wait $pid; rc=$?
-sleep 1
-left=$(squeue -h -t PD,R -o '%i %j')
-if [ $rc = 130 ] && grep -q "interrupted: [0-8] of 8 replications finished; results are partial" "$TMP/int.err" &&
-   grep -q "replications, PARTIAL\|nothing to report" "$TMP/int.out" && [ -z "$left" ]; then pass
-else fail "Ctrl-C: exit $rc, want 130, a partial result and no jobs left (left: $left)"; cat "$TMP/int.err"; fi
-
-finish slurm-cli; exit $?
+  finish slurm-cli; exit $?
 elif [ $rc != 0 ]; then
   fail "test cluster did not start"; sed 's/^/  | /' "$TMP/start.out"
-  # Ctrl-C: the jobs are cancelled, what finished is reported as partial, exit 130.
-"$FLEETSIM" forecast --slurm scenarios/examples/quarterly.yaml >"$TMP/int.out" 2>"$TMP/int.err" &
-pid=$!
-n=0
-while [ -z "$(squeue -h -t R -n fleetsim-forecast -o %i)" ] && [ $n -lt 150 ]; do n=$((n + 1)); sleep 0.2; done
-kill -INT $pid
-wait $pid; rc=$?
-sleep 1
-left=$(squeue -h -t PD,R -o '%i %j')
-if [ $rc = 130 ] && grep -q "interrupted: [0-8] of 8 replications finished; results are partial" "$TMP/int.err" &&
-   grep -q "replications, PARTIAL\|nothing to report" "$TMP/int.out" && [ -z "$left" ]; then pass
-else fail "Ctrl-C: exit $rc, want 130, a partial result and no jobs left (left: $left)"; cat "$TMP/int.err"; fi
-
-finish slurm-cli; exit $?
+  finish slurm-cli; exit $?
 fi
 . "$CLUSTER/env"
 WORK=$TMP/work # where --slurm makes its work folders (FLEETSIM_SLURM_DIR)
