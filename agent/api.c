@@ -24,6 +24,24 @@ const char *api_op_name(enum api_op op)
     return op < API_OP_COUNT ? op_names[op] : "?";
 }
 
+enum api_frame api_frame(const char *data, size_t len, int eof, size_t *request_len)
+{
+    *request_len = 0;
+    const char *nl = len ? memchr(data, '\n', len) : NULL;
+    if (nl) {
+        *request_len = (size_t)(nl - data);
+        return API_FRAME_WHOLE;
+    }
+    if (len > API_MAX_REQUEST)
+        return API_FRAME_TOO_LARGE;
+    if (!eof)
+        return API_FRAME_MORE;
+    if (!len)
+        return API_FRAME_EMPTY;
+    *request_len = len;
+    return API_FRAME_WHOLE;
+}
+
 enum ftype { F_INT, F_NUMBER, F_STRING, F_BOOL, F_STRINGS, F_OBJECT };
 
 struct field {

@@ -272,6 +272,40 @@ wait $lost
 [ "$got" = 41 ] && grep -q "same key" "$TMP/lost.out" && pass ||
   fail "retry after a lost reply: got '$got', $(cat "$TMP/lost.out" "$TMP/err")"
 
+# ---- a request followed by a half-close (socat, nc -N) is answered ----
+# The client shuts its sending side right after the request, with or without
+# the final newline, then reads: the daemon must answer before it closes. A
+# client that sends nothing and half-closes gets no answer, and no error.
+cat >"$TMP/halfclose.py" <<'EOF'
+import json, socket, sys
+path = sys.argv[1]
+def ask(data):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(path)
+    s.sendall(data); s.shutdown(socket.SHUT_WR)
+    got = b""
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        got += b
+    s.close()
+    return got
+for name, data in (("with newline", b'{"v":1,"op":"ping"}\n'), ("without newline", b'{"v":1,"op":"ping"}')):
+    r = json.loads(ask(data))
+    print(name, "ok" if r.get("ok") is True and "version" in r else "wrong: %r" % r)
+r = json.loads(ask(b'{"v":1,"op":"pong"}'))
+print("bad op", r.get("code"), r.get("error"))
+print("nothing", repr(ask(b"")))
+EOF
+python3 "$TMP/halfclose.py" "$TMP/run/main.sock" >"$TMP/halfclose.out" 2>&1
+cat >"$TMP/halfclose.want" <<'EOF'
+with newline ok
+without newline ok
+bad op bad_request unknown op 'pong'; did you mean 'ping'?
+nothing b''
+EOF
+if cmp -s "$TMP/halfclose.out" "$TMP/halfclose.want"; then pass
+else fail "requests followed by a half-close: $(cat "$TMP/halfclose.out")"; fi
+
 # ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
 mkdir -p "$TMP/cvd" "$TMP/show"
 ids=""
