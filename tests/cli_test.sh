@@ -202,6 +202,15 @@ if grep -qF "key 'failures.weibull_shape' is 0.005, too small" "$TMP/err"; then 
 expect_exit 0 "a forecast with no jobs" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/no-jobs.yaml
 # a failure too rare to come within the horizon is no failure (not "out of memory")
 expect_exit 0 "a forecast with a failure rate of 1e-300" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/rare-failures.yaml
+# compare lines periods up by number: weeks beside quarters are refused before
+# anything runs; a shorter horizon shows "-" once it has ended (not 0, not cut)
+expect_exit 2 "compare weeks with quarters" "$FLEETSIM" compare -q -j 1 $small scenarios/examples/quarterly.yaml
+if grep -qxF "fleetsim: error: cannot compare '$small' (horizon.period: week) with 'scenarios/examples/quarterly.yaml' (horizon.period: quarter): the variants are compared period by period, so their periods must be alike" "$TMP/err"
+then pass; else fail "compare of different periods: $(cat "$TMP/err")"; fi
+sed 's/^  length: 8w/  length: 3w/' $small >"$TMP/short.yaml"
+expect_exit 0 "compare horizons of 8 and 3 weeks" "$FLEETSIM" compare -q -j 1 $small "$TMP/short.yaml"
+if [ "$(grep -c '^[0-9]' "$TMP/out")" = 24 ] && [ "$(grep -cE '^[4-8] .* -$' "$TMP/out")" = 15 ] &&
+   [ "$(grep -cE '^[1-3] .* -$' "$TMP/out")" = 0 ]; then pass; else fail "compare of 8 and 3 weeks: $(cat "$TMP/out")"; fi
 # a scenario whose base trace is itself: the message names the file and line
 printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 2}\nworkload:\n  trace: self.yaml\n' >"$TMP/scn/self.yaml"
 expect_exit 4 "a scenario whose trace is itself" "$FLEETSIM" forecast -q -j 1 "$TMP/scn/self.yaml"
