@@ -59,6 +59,14 @@ else
   fail "agent unit tests not built: $UNIT"
 fi
 if [ ! -x "$AGENT" ]; then fail "$AGENT not built"; finish agent; exit 1; fi
+# the request protocol's fuzz target builds with the project's compiler and
+# holds on its seeds, the inputs fuzzing found included (`make fuzz` runs it
+# under libFuzzer with clang)
+if ${CC:-cc} $SAN -std=c11 -I. -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -o "$TMP/fuzz_agent_request" \
+     tests/fuzz/fuzz_agent_request.c tests/fuzz/standalone.c "$BUILD/agent/api.o" "$BUILD/agent/http.o" \
+     "$BUILD/agent/buf.o" "$BUILD/libfleetcore.a" $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) \
+     2>"$TMP/err" && "$TMP/fuzz_agent_request" tests/fuzz/seeds/fuzz_agent_request/*; then pass
+else fail "fuzz_agent_request does not build or fails on its seeds"; sed 's/^/  | /' "$TMP/err" | head -5; fi
 # private copies: a rebuild of the tree during the test must not pull the
 # binaries from under the agents this test restarts
 cp "$AGENT" "$TMP/fleetsim-agent" && AGENT=$TMP/fleetsim-agent
