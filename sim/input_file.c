@@ -74,7 +74,18 @@ static const char *input_file_kind(mode_t m)
         return "a block device";
     if (S_ISSOCK(m))
         return "a socket";
+    if (S_ISFIFO(m))
+        return "a pipe";
     return "not a regular file";
+}
+
+int input_file_is_regular(const char *path, const char **kind)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    *kind = S_ISREG(st.st_mode) ? NULL : input_file_kind(st.st_mode);
+    return S_ISREG(st.st_mode);
 }
 
 /* Waits until fd has data (or its writer closed it) for INPUT_FILE_WAIT_S. */

@@ -27,6 +27,11 @@ enum { INPUT_FILE_WAIT_S = 30 };
 #define INPUT_FILE_SMALL_MAX_DEFAULT ((uint64_t)64 << 20)
 #define INPUT_FILE_TRACE_MAX_DEFAULT ((uint64_t)16 << 30)
 
+/* Whether path is a regular file (1), or what it is instead (0, *kind set
+ * to "a folder", "a pipe", "a character device", ...), or -1 when it cannot
+ * be looked at (errno set). For inputs read more than once, which a pipe
+ * cannot serve. */
+int input_file_is_regular(const char *path, const char **kind);
 /* Opens path for reading ("-": a duplicate of standard input) after the
  * checks above; returns a file descriptor or -1 with err ("what" names the
  * kind of file in messages: "scenario", "suite", "trace"). */
