@@ -188,6 +188,8 @@ mkfifo "$TMP/in.fifo"
 expect_exit 3 "a silent FIFO (--pipe-wait 1)" "$FLEETSIM" --pipe-wait 1 validate "$TMP/in.fifo"
 if grep -qxF "$TMP/in.fifo: error: cannot read the scenario '$TMP/in.fifo': a pipe with no data after 1 s (--pipe-wait sets the wait)" "$TMP/err"
 then pass; else fail "silent FIFO: $(cat "$TMP/err")"; fi
+expect_exit 3 "a silent FIFO as a trace" "$FLEETSIM" --pipe-wait=1 trace stats "$TMP/in.fifo"
+if grep -qF "a pipe with no data after 1 s (--pipe-wait sets the wait)" "$TMP/err"; then pass; else fail "silent FIFO trace: $(cat "$TMP/err")"; fi
 FLEETSIM_PIPE_WAIT_S=1 "$FLEETSIM" bench "$TMP/in.fifo" >/dev/null 2>"$TMP/err"
 if grep -qF "a pipe with no data after 1 s" "$TMP/err"; then pass; else fail "silent FIFO suite (FLEETSIM_PIPE_WAIT_S): $(cat "$TMP/err")"; fi
 cat $demo | "$FLEETSIM" trace stats /dev/stdin >"$TMP/out" 2>"$TMP/err" && grep -q "jobs         1000" "$TMP/out" && pass || fail "a trace through a pipe"
@@ -206,6 +208,10 @@ expect_exit 3 "a scenario over --max-input-mb 1" "$FLEETSIM" --max-input-mb 1 va
 if grep -qxF "$TMP/big.yaml: error: cannot read the scenario '$TMP/big.yaml': larger than 1 MiB (the limit; --max-input-mb raises it)" "$TMP/err"
 then pass; else fail "scenario limit: $(cat "$TMP/err")"; fi
 expect_exit 0 "the same scenario under the default limit" "$FLEETSIM" validate "$TMP/big.yaml"
+{ printf 'policies: [fcfs]\nworkloads:\n  - trace: %s\n' "$(pwd)/$demo"; head -c 1100000 /dev/zero | tr '\0' '#'; echo; } >"$TMP/big-suite.yaml"
+expect_exit 3 "a suite over --max-input-mb 1" "$FLEETSIM" --max-input-mb 1 bench -q -j 1 "$TMP/big-suite.yaml"
+if grep -qxF "$TMP/big-suite.yaml: error: cannot read the suite '$TMP/big-suite.yaml': larger than 1 MiB (the limit; --max-input-mb raises it)" "$TMP/err"
+then pass; else fail "suite limit: $(cat "$TMP/err")"; fi
 expect_exit 2 "--pipe-wait 0" "$FLEETSIM" --pipe-wait 0 validate "$TMP/big.yaml"
 if grep -qxF "fleetsim: error: option '--pipe-wait' is 0, expected 1 to 86400" "$TMP/err"; then pass; else fail "--pipe-wait 0: $(cat "$TMP/err")"; fi
 expect_exit 2 "--max-input-mb without a value" "$FLEETSIM" --max-input-mb
