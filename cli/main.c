@@ -1,5 +1,5 @@
 /* fleetsim: the command-line entry point. One file per subcommand (cmd_*.c),
- * as git's builtin/ does; this file only dispatches. */
+ * as git's builtin/ does; this file reads the global options and dispatches. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,13 +37,19 @@ static void set_max_input_mb(int64_t mb)
     input_file_set_small_max((uint64_t)mb << 20);
 }
 
+/* FLEETSIM_MAX_TRACE_MB, older than the option: traces only */
+static void set_max_trace_mb(int64_t mb)
+{
+    input_file_set_trace_max((uint64_t)mb << 20);
+}
+
 static void set_pipe_wait_s(int64_t s)
 {
     input_file_set_pipe_wait_s((int)s);
 }
 
 struct global_option {
-    const char *name;
+    const char *name, *arg;
     int64_t lo, hi;
     void (*set)(int64_t value);
     const char *help;
@@ -52,11 +58,10 @@ struct global_option {
 enum { MAX_INPUT_MB_MAX = 1 << 24, PIPE_WAIT_S_MAX = 86400 };
 
 static const struct global_option global_options[] = {
-    {"--max-input-mb", 1, MAX_INPUT_MB_MAX, set_max_input_mb,
-     "N  the largest input read, in MiB, traces and other files alike\n"
-     "                    (default 16384 for traces after decompression, 64 for scenarios and suites)"},
-    {"--pipe-wait", 1, PIPE_WAIT_S_MAX, set_pipe_wait_s,
-     "S     seconds a pipe or FIFO may stay silent before it is given up (default 30)"},
+    {"--max-input-mb", "N", 1, MAX_INPUT_MB_MAX, set_max_input_mb,
+     "largest input read, in MiB, for every input (default 16384 for traces, 64 for others)"},
+    {"--pipe-wait", "S", 1, PIPE_WAIT_S_MAX, set_pipe_wait_s,
+     "seconds a pipe or FIFO may stay silent before it is given up (default 30)"},
 };
 
 /* The environment variables of the limits (older than the options, which
@@ -67,7 +72,7 @@ static int read_limit_environment(void)
         const char *name;
         int64_t lo, hi;
         void (*set)(int64_t value);
-    } vars[] = {{"FLEETSIM_MAX_TRACE_MB", 1, MAX_INPUT_MB_MAX, NULL},
+    } vars[] = {{"FLEETSIM_MAX_TRACE_MB", 1, MAX_INPUT_MB_MAX, set_max_trace_mb},
                 {"FLEETSIM_PIPE_WAIT_S", 1, PIPE_WAIT_S_MAX, set_pipe_wait_s}};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *text = getenv(vars[i].name);
@@ -81,10 +86,7 @@ static int read_limit_environment(void)
                       (long long)vars[i].lo, (long long)vars[i].hi);
             return -1;
         }
-        if (vars[i].set)
-            vars[i].set(v);
-        else /* FLEETSIM_MAX_TRACE_MB: traces only, as before the options */
-            input_file_set_trace_max((uint64_t)v << 20);
+        vars[i].set(v);
     }
     return 0;
 }
@@ -128,8 +130,11 @@ static void print_usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nglobal options (before the command):\n");
-    for (size_t i = 0; i < sizeof global_options / sizeof *global_options; i++)
-        fprintf(out, "  %s %s\n", global_options[i].name, global_options[i].help);
+    for (size_t i = 0; i < sizeof global_options / sizeof *global_options; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s %s", global_options[i].name, global_options[i].arg);
+        fprintf(out, "  %-18s %s\n", name, global_options[i].help);
+    }
     fprintf(out, "\n'fleetsim COMMAND --help' tells more; 'fleetsim help scenario' lists the scenario keys;\n"
                  "'man fleetsim' once installed.\n"
                  "exit codes: 0 ok, 1 gate failed, 2 usage or bad input, 3 I/O error, 4 internal error\n");
