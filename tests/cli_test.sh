@@ -184,6 +184,8 @@ fi
 expect_exit 3 "trace stats /dev/zero refused" "$FLEETSIM" trace stats /dev/zero
 if grep -qxF "/dev/zero: error: cannot read the trace '/dev/zero': it is a character device, not a regular file" "$TMP/err"; then pass; else fail "/dev/zero message: $(cat "$TMP/err")"; fi
 expect_exit 3 "validate a folder" "$FLEETSIM" validate "$TMP"
+expect_exit 3 "bench a folder" "$FLEETSIM" bench "$TMP"
+if grep -qxF "$TMP: error: cannot read the suite '$TMP': it is a folder, not a regular file" "$TMP/err"; then pass; else fail "a folder as a suite: $(cat "$TMP/err")"; fi
 mkfifo "$TMP/in.fifo"
 expect_exit 3 "a silent FIFO (--pipe-wait 1)" "$FLEETSIM" --pipe-wait 1 validate "$TMP/in.fifo"
 if grep -qxF "$TMP/in.fifo: error: cannot read the scenario '$TMP/in.fifo': a pipe with no data after 1 s (--pipe-wait sets the wait)" "$TMP/err"
