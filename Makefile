@@ -185,10 +185,13 @@ bench: deps
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
 # The library code is compiled once with clang's instrumentation into
-# build/fuzz/obj/ (fuzzer-no-link: coverage only) and linked into every target.
+# build/fuzz/obj/ (fuzzer-no-link: coverage only) and linked into every target;
+# with it, the agent modules that read what clients send (the request
+# protocol, the HTTP listener's parser, buffers) for fuzz_agent_request.
 FUZZ_CFLAGS = -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
   $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(CORE_SRC) $(POLICY_SRC)) build/fuzz/obj/gen/node_types_yaml.o
+FUZZ_AGENT_SRC := agent/api.c agent/http.c agent/buf.c
+FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(CORE_SRC) $(POLICY_SRC) $(FUZZ_AGENT_SRC)) build/fuzz/obj/gen/node_types_yaml.o
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -MMD -MP -c $< -o $@

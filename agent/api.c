@@ -24,6 +24,24 @@ const char *api_op_name(enum api_op op)
     return op < API_OP_COUNT ? op_names[op] : "?";
 }
 
+enum api_frame api_frame(const char *data, size_t len, int eof, size_t *request_len)
+{
+    *request_len = 0;
+    const char *nl = len ? memchr(data, '\n', len) : NULL;
+    if (nl) {
+        *request_len = (size_t)(nl - data);
+        return API_FRAME_WHOLE;
+    }
+    if (len > API_MAX_REQUEST)
+        return API_FRAME_TOO_LARGE;
+    if (!eof)
+        return API_FRAME_MORE;
+    if (!len)
+        return API_FRAME_EMPTY;
+    *request_len = len;
+    return API_FRAME_WHOLE;
+}
+
 enum ftype { F_INT, F_NUMBER, F_STRING, F_BOOL, F_STRINGS, F_OBJECT };
 
 struct field {
@@ -289,9 +307,67 @@ char *api_line(json_t *o)
     return t;
 }
 
+/* Length of the valid UTF-8 sequence at s (n bytes there), or 0: JSON's
+ * rules, as jansson checks them (no overlong forms, no surrogates, nothing
+ * past U+10FFFF). */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+/* A message cut to fit its buffer may end inside a character (a long key in
+ * Cyrillic), and a parser's message may quote raw bytes; JSON carries only
+ * UTF-8, and a refusal that cannot be sent reads as "out of memory". So a
+ * character cut at the end is dropped and any other invalid byte becomes
+ * '?'. */
 char *api_error_line(const char *code, const char *msg)
 {
-    return api_line(json_pack("{s:b, s:s, s:s}", "ok", 0, "code", code, "error", msg));
+    size_t n = strlen(msg), at = 0;
+    char *clean = malloc(n + 1);
+    if (!clean)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_sequence((const unsigned char *)msg + i, n - i);
+        if (k) {
+            memcpy(clean + at, msg + i, k);
+            at += k, i += k;
+            continue;
+        }
+        /* a lead byte whose continuation bytes all run to the end: cut */
+        size_t rest = i + 1;
+        while (rest < n && ((unsigned char)msg[rest] & 0xC0) == 0x80)
+            rest++;
+        if (rest == n && (unsigned char)msg[i] >= 0xC2 && n - i < 4)
+            break;
+        clean[at++] = '?';
+        i++;
+    }
+    clean[at] = '\0';
+    char *line = api_line(json_pack("{s:b, s:s, s:s}", "ok", 0, "code", code, "error", clean));
+    free(clean);
+    return line;
 }
 
 int api_listen(const char *path, int mode, struct err *err)

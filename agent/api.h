@@ -45,6 +45,20 @@ struct api_request {
     json_t *job;        /* submit: validated for shape (see api_parse) */
 };
 
+/* Framing: where the request is in what a connection has sent so far.
+ * A request is the bytes before the first '\n'; when the peer has shut its
+ * sending side (eof: a half-close, as `socat` and `nc -N` do), what it sent
+ * without a final '\n' is the request too, so `printf '{...}' | socat`
+ * is answered. Bytes after the first line are ignored: one request per
+ * connection. */
+enum api_frame {
+    API_FRAME_MORE,      /* no whole request yet: keep reading */
+    API_FRAME_WHOLE,     /* a request of *request_len bytes at the start */
+    API_FRAME_TOO_LARGE, /* more than API_MAX_REQUEST bytes without a '\n' */
+    API_FRAME_EMPTY,     /* the peer closed without sending anything */
+};
+enum api_frame api_frame(const char *data, size_t len, int eof, size_t *request_len);
+
 const char *api_op_name(enum api_op op);
 /* Parses and validates a request. Returns 0, or -1 with a message. */
 int api_parse(const char *text, size_t len, struct api_request *req, char *msg, size_t msg_len);

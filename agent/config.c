@@ -356,6 +356,11 @@ int config_parse(struct agent_config *c, const char *name, const char *text, str
     int errors = 0;
     long lineno = 0;
     const char *p = text;
+    /* A UTF-8 byte order mark, as some Windows editors write: it says the
+     * file is UTF-8 (which it must be anyway), so it is skipped, and
+     * columns on line 1 count from after it, as editors show them. */
+    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3;
     char line[8192];
     while (*p) {
         lineno++;

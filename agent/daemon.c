@@ -1601,17 +1601,25 @@ static void http_dispatch(struct daemon *d, struct conn *c, const struct http_re
     http_respond(&c->out, 404, "text/plain", "not found: try /metrics or POST /api\n", 37);
 }
 
-/* Reads what is there; once a request is whole, answers it. Returns -1 to close. */
+/* Reads what is there; once a request is whole, answers it. Returns -1 to
+ * close. The peer's end of sending (recv() = 0) is not the end of the
+ * connection: a half-closed peer still reads, so a request that is whole by
+ * then is answered first (api_frame). */
 static int conn_read(struct daemon *d, struct conn *c)
 {
     char chunk[16384];
+    int eof = 0;
     for (;;) {
         ssize_t n = recv(c->fd, chunk, sizeof chunk, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
-        if (n <= 0)
+        if (n == 0) {
+            eof = 1;
+            break;
+        }
+        if (n < 0)
             return -1;
         if (buf_append(&c->in, chunk, (size_t)n) != 0)
             return -1;
@@ -1624,7 +1632,7 @@ static int conn_read(struct daemon *d, struct conn *c)
         struct http_request req;
         int r = http_parse(c->in.data, c->in.len, &req);
         if (r == 0)
-            return 0;
+            return eof ? -1 : 0;
         if (r >= 400) {
             char body[64];
             int n = snprintf(body, sizeof body, "%s\n", http_status_text(r));
@@ -1633,10 +1641,13 @@ static int conn_read(struct daemon *d, struct conn *c)
             http_dispatch(d, c, &req);
         }
     } else {
-        char *nl = c->in.len ? memchr(c->in.data, '\n', c->in.len) : NULL;
-        if (!nl) {
-            if (c->in.len <= API_MAX_REQUEST)
-                return 0;
+        size_t request_len;
+        enum api_frame frame = api_frame(c->in.data, c->in.len, eof, &request_len);
+        if (frame == API_FRAME_MORE)
+            return 0;
+        if (frame == API_FRAME_EMPTY)
+            return -1;
+        if (frame == API_FRAME_TOO_LARGE) {
             char msg[96];
             snprintf(msg, sizeof msg, "request larger than the %d bytes allowed", API_MAX_REQUEST);
             char *line = api_error_line("bad_request", msg);
@@ -1652,7 +1663,7 @@ static int conn_read(struct daemon *d, struct conn *c)
             free(line);
             d->m.rate_limited++;
         } else {
-            char *line = handle_request(d, &c->caller, c->in.data, (size_t)(nl - c->in.data));
+            char *line = handle_request(d, &c->caller, c->in.data, request_len);
             buf_puts(&c->out, line ? line : "{\"ok\":false,\"code\":\"internal\",\"error\":\"out of memory\"}\n");
             free(line);
         }

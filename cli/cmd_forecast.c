@@ -119,6 +119,9 @@ static const char compare_usage[] =
     "\n"
     "Forecasts each scenario (and, within one, each value of its sweep section:\n"
     "growth rates x policies) and prints them side by side, period by period.\n"
+    "Periods are counted from each scenario's start, so the scenarios must have\n"
+    "the same horizon.period (week, month or quarter); horizons of different\n"
+    "lengths are shown to the longest, with '-' where a horizon has ended.\n"
     "\n"
     "options: -r N, -j N, --slurm, --partition P (as for 'fleetsim forecast'; one job\n"
     "array per variant, all queued at once), --report DIR (overlaid charts and CSV),\n"
@@ -880,6 +883,35 @@ static int run_variants(struct planner_args *a, struct variant *v, size_t n, siz
     return rc;
 }
 
+/* The variants are lined up by period number, each counted from its own
+ * scenario's start: that is only meaningful when every scenario counts the
+ * same periods. Scenarios of different horizon.period are refused before
+ * anything runs (quarter 1 of one beside week 1 of another would be a lie). */
+static int check_same_periods(const struct planner_args *a, const struct scenario *scen)
+{
+    for (int f = 1; f < a->n_files; f++) {
+        if (scen[f].horizon.period == scen[0].horizon.period)
+            continue;
+        cli_error("cannot compare '%s' (horizon.period: %s) with '%s' (horizon.period: %s): the variants are "
+                  "compared period by period, so their periods must be alike",
+                  a->files[0], period_noun(&scen[0]), a->files[f], period_noun(&scen[f]));
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+static uint32_t most_periods(const struct variant *v, size_t n)
+{
+    uint32_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].r.n_periods > most)
+            most = v[i].r.n_periods;
+    return most;
+}
+
+/* Horizons of different lengths: every period of the longest is shown, and
+ * a variant whose horizon has ended shows "-" there (not 0, which would read
+ * as an idle cluster). */
 static void print_compare(FILE *out, const struct variant *v, size_t n)
 {
     for (int m = 0; m < 3; m++) {
@@ -891,10 +923,15 @@ static void print_compare(FILE *out, const struct variant *v, size_t n)
             fprintf(out, " %22s", len > 22 ? v[i].name + len - 22 : v[i].name);
         }
         fputc('\n', out);
-        for (uint32_t p = 0; p < v[0].r.n_periods; p++) {
+        uint32_t periods = most_periods(v, n);
+        for (uint32_t p = 0; p < periods; p++) {
             fprintf(out, "%-8u", p + 1);
             for (size_t i = 0; i < n; i++) {
-                double x = p < v[i].r.n_periods ? forecast_band_of(&v[i].r, p, metric).mean : 0;
+                if (p >= v[i].r.n_periods) {
+                    fprintf(out, " %22s", "-");
+                    continue;
+                }
+                double x = forecast_band_of(&v[i].r, p, metric).mean;
                 if (metric == FM_WAIT_P95) {
                     char w[24];
                     forecast_digest_format_wait(w, sizeof w, x);
@@ -971,10 +1008,14 @@ int cmd_compare(int argc, char **argv)
         cli_error("out of memory");
         return CLI_INTERNAL;
     }
+    /* every scenario is loaded and checked before any runs */
+    int loaded = 0;
+    for (; loaded < a.n_files && rc == CLI_OK; loaded++)
+        rc = load_planner_scenario(a.files[loaded], a.quiet, &scen[loaded]);
+    if (rc == CLI_OK)
+        rc = check_same_periods(&a, scen);
     for (int f = 0; f < a.n_files && rc == CLI_OK; f++) {
         struct scenario *s = &scen[f];
-        if ((rc = load_planner_scenario(a.files[f], a.quiet, s)) != CLI_OK)
-            break;
         size_t ng = s->sweep.n_growth ? s->sweep.n_growth : 1, np = s->sweep.n_policies ? s->sweep.n_policies : 1;
         for (size_t g = 0; g < ng; g++) {
             for (size_t q = 0; q < np && n < cap; q++) {
@@ -1013,7 +1054,7 @@ int cmd_compare(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         forecast_result_release(&v[i].r);
     slurm_session_close(&a.ss);
-    for (int f = 0; f < a.n_files; f++)
+    for (int f = 0; f < loaded; f++)
         scenario_release(&scen[f]);
     free(v);
     free(scen);

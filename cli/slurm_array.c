@@ -455,8 +455,20 @@ int slurm_array_submit(struct slurm_session *ss, struct slurm_array *a, const ch
             return -1;
         }
     }
+    /* the input limits this command runs with (fleetsim --max-input-mb)
+     * hold in the tasks too, so that they read what it would */
+    size_t len = strlen(spec);
+    char *text = malloc(len + 96);
+    if (!text) {
+        cli_error("out of memory");
+        return -1;
+    }
+    snprintf(text, len + 96, "%sinput_limits %llu %llu\n", spec, (unsigned long long)input_file_trace_max_bytes(),
+             (unsigned long long)input_file_small_max_bytes());
     snprintf(path, sizeof path, "%s/spec", a->dir);
-    if (write_text(path, spec) != 0 || submit_array(ss, a, label) != 0)
+    int bad = write_text(path, text) != 0 || submit_array(ss, a, label) != 0;
+    free(text);
+    if (bad)
         return -1;
     if (!quiet && !isatty(STDERR_FILENO))
         fprintf(stderr, "%s: %u %s submitted as Slurm job array %lu and merge job %lu (%s%s%s)\n", label, n_tasks,
@@ -594,6 +606,13 @@ int slurm_array_task(const char *dir, uint32_t index, slurm_task_fn fn)
     char *spec = NULL;
     if (read_spec(dir, &spec) != 0)
         return CLI_IO;
+    char limits[64];
+    unsigned long long trace_max, small_max;
+    if (slurm_spec_get(spec, "input_limits", limits, sizeof limits) == 0 &&
+        sscanf(limits, "%llu %llu", &trace_max, &small_max) == 2) {
+        input_file_set_trace_max(trace_max);
+        input_file_set_small_max(small_max);
+    }
     char path[SLURM_PATH_MAX + 96];
     snprintf(path, sizeof path, "%s/part/%u", dir, index);
     struct atomic_file f;

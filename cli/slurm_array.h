@@ -14,8 +14,9 @@
  * removed when the session closes, unless something failed (kept to look
  * at, and said so).
  *
- * Each array gets a subfolder: `spec` (what the caller wrote: the hidden
- * command reads it), `part/N` (task N's message, written atomically by
+ * Each array gets a subfolder: `spec` (what the caller wrote, plus the
+ * command's input limits, which the tasks apply too: the hidden command
+ * reads it), `part/N` (task N's message, written atomically by
  * `fleetsim _slurm-task DIR N`: 'D' and data, or 'E' and an error),
  * `merged` (every part in task order, written by the merge job
  * `fleetsim _slurm-merge DIR COUNT` once every task succeeded) and `log/`.

@@ -179,7 +179,7 @@ int bench_read_json(const char *path, struct bench_cell **cells, size_t *n, stru
     /* read bounded, regular files and pipes only (sim/input_file.h) */
     char *data;
     size_t len;
-    if (input_file_read(path, "baseline", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
+    if (input_file_read(path, "baseline", input_file_small_max_bytes(), &data, &len, err) != 0)
         return -1;
     json_error_t je;
     json_t *root = json_loadb(data, len, 0, &je);

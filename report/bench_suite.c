@@ -258,7 +258,7 @@ int bench_suite_load(const char *path, struct bench_suite *s, struct diag_list *
     memset(s, 0, sizeof *s);
     char *data;
     size_t len;
-    if (input_file_read(path, "suite", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
+    if (input_file_read(path, "suite", input_file_small_max_bytes(), &data, &len, err) != 0)
         return -1;
     int rc = bench_suite_load_buffer(path, data, len, s, diags, err);
     free(data);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "scenarios/fill.h"
+#include "sim/input_file.h"
 #include "sim/units.h"
 #include "traces/trace.h"
 
@@ -437,9 +438,18 @@ static int trace_fill(struct fill *f, yaml_node_t *m)
     if (!path)
         return -1;
     snprintf(path, len, "%.*s%s", (int)dir, file, v.text);
-    if (access(path, R_OK) != 0)
+    /* every replication (and the checks below) reads it again: a device or
+     * a pipe cannot serve, and /dev/zero would be read until memory ran out */
+    const char *kind = NULL;
+    int regular = input_file_is_regular(path, &kind);
+    if (regular < 0 || access(path, R_OK) != 0)
         reader_error(f->r, reader_get(f->r, m, "trace"), "key 'workload.trace' names '%s', which cannot be read: %s",
                      path, strerror(errno));
+    else if (!regular)
+        reader_error(f->r, reader_get(f->r, m, "trace"),
+                     "key 'workload.trace' names '%s', which is %s: a scenario's trace must be a regular file "
+                     "(every replication reads it)",
+                     path, kind);
     free(f->s->workload.base_trace);
     f->s->workload.base_trace = path;
     return 0;
@@ -522,7 +532,8 @@ static void check_fit(struct fill *f, yaml_node_t *team, const struct team_spec 
 static int check_base_trace(struct fill *f, yaml_node_t *m, int64_t whole)
 {
     const char *path = f->s->workload.base_trace;
-    if (!path || whole <= 0 || access(path, R_OK) != 0)
+    const char *kind;
+    if (!path || whole <= 0 || access(path, R_OK) != 0 || input_file_is_regular(path, &kind) != 1)
         return 0;
     struct workload w;
     struct diag_list diags;

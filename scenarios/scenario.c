@@ -198,7 +198,7 @@ int scenario_load(const char *path, struct scenario *s, struct diag_list *diags,
 {
     size_t len;
     char *data;
-    if (input_file_read(path, "scenario", INPUT_FILE_SMALL_MAX, &data, &len, err) != 0)
+    if (input_file_read(path, "scenario", input_file_small_max_bytes(), &data, &len, err) != 0)
         return -1;
     int rc = scenario_load_buffer(path, data, len, s, diags, err);
     free(data);

@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The one setting of the process (the CLI sets it from the environment). */
+/* The settings of the process (the CLI sets them from its options). */
 static uint64_t input_file_trace_max = INPUT_FILE_TRACE_MAX_DEFAULT;
+static uint64_t input_file_small_max = INPUT_FILE_SMALL_MAX_DEFAULT;
 static int input_file_pipe_wait_s = INPUT_FILE_WAIT_S;
+static const char *input_file_size_hint, *input_file_wait_hint;
 
 void input_file_set_pipe_wait_s(int seconds)
 {
@@ -23,9 +25,33 @@ uint64_t input_file_trace_max_bytes(void)
     return input_file_trace_max;
 }
 
+uint64_t input_file_small_max_bytes(void)
+{
+    return input_file_small_max;
+}
+
 void input_file_set_trace_max(uint64_t bytes)
 {
     input_file_trace_max = bytes ? bytes : INPUT_FILE_TRACE_MAX_DEFAULT;
+}
+
+void input_file_set_small_max(uint64_t bytes)
+{
+    input_file_small_max = bytes ? bytes : INPUT_FILE_SMALL_MAX_DEFAULT;
+}
+
+void input_file_set_hints(const char *size_hint, const char *wait_hint)
+{
+    input_file_size_hint = size_hint;
+    input_file_wait_hint = wait_hint;
+}
+
+void input_file_too_large(char *buf, size_t len, uint64_t limit_bytes)
+{
+    char lim[32];
+    input_file_format_size(lim, sizeof lim, limit_bytes);
+    snprintf(buf, len, "larger than %s (the limit%s%s)", lim, input_file_size_hint ? "; " : "",
+             input_file_size_hint ? input_file_size_hint : "");
 }
 
 void input_file_format_size(char *buf, size_t len, uint64_t bytes)
@@ -48,7 +74,18 @@ static const char *input_file_kind(mode_t m)
         return "a block device";
     if (S_ISSOCK(m))
         return "a socket";
+    if (S_ISFIFO(m))
+        return "a pipe";
     return "not a regular file";
+}
+
+int input_file_is_regular(const char *path, const char **kind)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    *kind = S_ISREG(st.st_mode) ? NULL : input_file_kind(st.st_mode);
+    return S_ISREG(st.st_mode);
 }
 
 /* Waits until fd has data (or its writer closed it) for INPUT_FILE_WAIT_S. */
@@ -90,8 +127,9 @@ int input_file_open(const char *path, const char *what, struct err *err)
         return err_set(err, path, 0, 0, "cannot read the %s '%s': %s", what, path, strerror(errno));
     if (input_file_wait(fd) != 0) {
         close(fd);
-        return err_set(err, path, 0, 0, "cannot read the %s '%s': a pipe with no data after %d s", what, path,
-                       input_file_pipe_wait_s);
+        return err_set(err, path, 0, 0, "cannot read the %s '%s': a pipe with no data after %d s%s%s%s", what, path,
+                       input_file_pipe_wait_s, input_file_wait_hint ? " (" : "",
+                       input_file_wait_hint ? input_file_wait_hint : "", input_file_wait_hint ? ")" : "");
     }
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0)
@@ -144,10 +182,9 @@ int input_file_read(const char *path, const char *what, size_t max_bytes, char *
     if (too_big || why) {
         free(buf);
         if (too_big) {
-            char lim[32];
-            input_file_format_size(lim, sizeof lim, max_bytes);
-            return err_set(err, path, 0, 0, "cannot read the %s '%s': larger than %s (the limit)", what, path,
-                           lim);
+            char why_big[160];
+            input_file_too_large(why_big, sizeof why_big, max_bytes);
+            return err_set(err, path, 0, 0, "cannot read the %s '%s': %s", what, path, why_big);
         }
         return err_set(err, path, 0, 0, "cannot read the %s '%s': %s", what, path, why);
     }

@@ -184,16 +184,43 @@ fi
 expect_exit 3 "trace stats /dev/zero refused" "$FLEETSIM" trace stats /dev/zero
 if grep -qxF "/dev/zero: error: cannot read the trace '/dev/zero': it is a character device, not a regular file" "$TMP/err"; then pass; else fail "/dev/zero message: $(cat "$TMP/err")"; fi
 expect_exit 3 "validate a folder" "$FLEETSIM" validate "$TMP"
+expect_exit 3 "bench a folder" "$FLEETSIM" bench "$TMP"
+if grep -qxF "$TMP: error: cannot read the suite '$TMP': it is a folder, not a regular file" "$TMP/err"; then pass; else fail "a folder as a suite: $(cat "$TMP/err")"; fi
 mkfifo "$TMP/in.fifo"
-FLEETSIM_PIPE_WAIT_S=1 "$FLEETSIM" validate "$TMP/in.fifo" >/dev/null 2>"$TMP/err"
-if grep -qF "a pipe with no data after 1 s" "$TMP/err"; then pass; else fail "silent FIFO: $(cat "$TMP/err")"; fi
+expect_exit 3 "a silent FIFO (--pipe-wait 1)" "$FLEETSIM" --pipe-wait 1 validate "$TMP/in.fifo"
+if grep -qxF "$TMP/in.fifo: error: cannot read the scenario '$TMP/in.fifo': a pipe with no data after 1 s (--pipe-wait sets the wait)" "$TMP/err"
+then pass; else fail "silent FIFO: $(cat "$TMP/err")"; fi
+expect_exit 3 "a silent FIFO as a trace" "$FLEETSIM" --pipe-wait=1 trace stats "$TMP/in.fifo"
+if grep -qF "a pipe with no data after 1 s (--pipe-wait sets the wait)" "$TMP/err"; then pass; else fail "silent FIFO trace: $(cat "$TMP/err")"; fi
 FLEETSIM_PIPE_WAIT_S=1 "$FLEETSIM" bench "$TMP/in.fifo" >/dev/null 2>"$TMP/err"
-if grep -qF "a pipe with no data after 1 s" "$TMP/err"; then pass; else fail "silent FIFO suite: $(cat "$TMP/err")"; fi
+if grep -qF "a pipe with no data after 1 s" "$TMP/err"; then pass; else fail "silent FIFO suite (FLEETSIM_PIPE_WAIT_S): $(cat "$TMP/err")"; fi
 cat $demo | "$FLEETSIM" trace stats /dev/stdin >"$TMP/out" 2>"$TMP/err" && grep -q "jobs         1000" "$TMP/out" && pass || fail "a trace through a pipe"
-# size limits name themselves
+# size limits name themselves, and the option that raises them
 head -c 2000000 /dev/zero | gzip >"$TMP/bomb.swf.gz"
+expect_exit 3 "a gzip bomb over --max-input-mb 1" "$FLEETSIM" --max-input-mb 1 trace stats "$TMP/bomb.swf.gz"
+if grep -qxF "$TMP/bomb.swf.gz: error: cannot read the trace '$TMP/bomb.swf.gz': larger than 1 MiB (the limit; --max-input-mb raises it)" "$TMP/err"
+then pass; else fail "trace limit: $(cat "$TMP/err")"; fi
 FLEETSIM_MAX_TRACE_MB=1 "$FLEETSIM" trace stats "$TMP/bomb.swf.gz" >/dev/null 2>"$TMP/err"
-if grep -qF "larger than 1 MiB (the limit; FLEETSIM_MAX_TRACE_MB raises it)" "$TMP/err"; then pass; else fail "trace limit: $(cat "$TMP/err")"; fi
+if grep -qF "larger than 1 MiB (the limit; --max-input-mb raises it)" "$TMP/err"; then pass; else fail "trace limit (FLEETSIM_MAX_TRACE_MB): $(cat "$TMP/err")"; fi
+{ yes ';' | head -c 1500000; cat $demo; } | gzip >"$TMP/padded.swf.gz"
+expect_exit 3 "a 1.6 MB trace over --max-input-mb 1" "$FLEETSIM" --max-input-mb 1 trace stats "$TMP/padded.swf.gz"
+expect_exit 0 "a 1.6 MB trace under --max-input-mb=2" "$FLEETSIM" --max-input-mb=2 trace stats "$TMP/padded.swf.gz"
+{ cat scenarios/examples/tiny.yaml; head -c 1100000 /dev/zero | tr '\0' '#'; echo; } >"$TMP/big.yaml"
+expect_exit 3 "a scenario over --max-input-mb 1" "$FLEETSIM" --max-input-mb 1 validate "$TMP/big.yaml"
+if grep -qxF "$TMP/big.yaml: error: cannot read the scenario '$TMP/big.yaml': larger than 1 MiB (the limit; --max-input-mb raises it)" "$TMP/err"
+then pass; else fail "scenario limit: $(cat "$TMP/err")"; fi
+expect_exit 0 "the same scenario under the default limit" "$FLEETSIM" validate "$TMP/big.yaml"
+{ printf 'policies: [fcfs]\nworkloads:\n  - trace: %s\n' "$(pwd)/$demo"; head -c 1100000 /dev/zero | tr '\0' '#'; echo; } >"$TMP/big-suite.yaml"
+expect_exit 3 "a suite over --max-input-mb 1" "$FLEETSIM" --max-input-mb 1 bench -q -j 1 "$TMP/big-suite.yaml"
+if grep -qxF "$TMP/big-suite.yaml: error: cannot read the suite '$TMP/big-suite.yaml': larger than 1 MiB (the limit; --max-input-mb raises it)" "$TMP/err"
+then pass; else fail "suite limit: $(cat "$TMP/err")"; fi
+expect_exit 2 "--pipe-wait 0" "$FLEETSIM" --pipe-wait 0 validate "$TMP/big.yaml"
+if grep -qxF "fleetsim: error: option '--pipe-wait' is 0, expected 1 to 86400" "$TMP/err"; then pass; else fail "--pipe-wait 0: $(cat "$TMP/err")"; fi
+expect_exit 2 "--max-input-mb without a value" "$FLEETSIM" --max-input-mb
+if grep -qxF "fleetsim: error: option '--max-input-mb' needs a value" "$TMP/err"; then pass; else fail "--max-input-mb alone: $(cat "$TMP/err")"; fi
+FLEETSIM_PIPE_WAIT_S=soon "$FLEETSIM" validate "$TMP/big.yaml" >/dev/null 2>"$TMP/err"
+if grep -qxF "fleetsim: error: FLEETSIM_PIPE_WAIT_S is 'soon', expected a whole number from 1 to 86400" "$TMP/err"; then pass; else fail "FLEETSIM_PIPE_WAIT_S=soon: $(cat "$TMP/err")"; fi
+"$FLEETSIM" --help | grep -q -- "--max-input-mb N" && "$FLEETSIM" --help | grep -q -- "--pipe-wait S" && pass || fail "--help lacks the global options"
 # no crash from GSL: a Weibull shape too small for Gamma() is refused by its key
 { cat scenarios/examples/tiny.yaml; printf 'failures:\n  preset: llama3\n  distribution: weibull\n  weibull_shape: 0.005\n'; } >"$TMP/weibull.yaml"
 expect_exit 2 "forecast with weibull_shape 0.005" "$FLEETSIM" forecast -q -j 1 "$TMP/weibull.yaml"
@@ -202,6 +229,15 @@ if grep -qF "key 'failures.weibull_shape' is 0.005, too small" "$TMP/err"; then 
 expect_exit 0 "a forecast with no jobs" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/no-jobs.yaml
 # a failure too rare to come within the horizon is no failure (not "out of memory")
 expect_exit 0 "a forecast with a failure rate of 1e-300" "$FLEETSIM" forecast -q -j 1 tests/fuzz/seeds/fuzz_replication/rare-failures.yaml
+# compare lines periods up by number: weeks beside quarters are refused before
+# anything runs; a shorter horizon shows "-" once it has ended (not 0, not cut)
+expect_exit 2 "compare weeks with quarters" "$FLEETSIM" compare -q -j 1 $small scenarios/examples/quarterly.yaml
+if grep -qxF "fleetsim: error: cannot compare '$small' (horizon.period: week) with 'scenarios/examples/quarterly.yaml' (horizon.period: quarter): the variants are compared period by period, so their periods must be alike" "$TMP/err"
+then pass; else fail "compare of different periods: $(cat "$TMP/err")"; fi
+sed 's/^  length: 8w/  length: 3w/' $small >"$TMP/short.yaml"
+expect_exit 0 "compare horizons of 8 and 3 weeks" "$FLEETSIM" compare -q -j 1 $small "$TMP/short.yaml"
+if [ "$(grep -c '^[0-9]' "$TMP/out")" = 24 ] && [ "$(grep -cE '^[4-8] .* -$' "$TMP/out")" = 15 ] &&
+   [ "$(grep -cE '^[1-3] .* -$' "$TMP/out")" = 0 ]; then pass; else fail "compare of 8 and 3 weeks: $(cat "$TMP/out")"; fi
 # a scenario whose base trace is itself: the message names the file and line
 printf 'cluster:\n  partitions:\n    - {name: a, node_type: H100-SXM, nodes: 2}\nworkload:\n  trace: self.yaml\n' >"$TMP/scn/self.yaml"
 expect_exit 4 "a scenario whose trace is itself" "$FLEETSIM" forecast -q -j 1 "$TMP/scn/self.yaml"

@@ -103,12 +103,9 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
         if ((uint64_t)n > max) { /* /dev/zero behind a pipe, a gzip bomb */
             gzclose(gz);
             free(buf);
-            char lim[32];
-            input_file_format_size(lim, sizeof lim, max);
-            return err_set(err, path, 0, 0,
-                           "cannot read the trace '%s': larger than %s (the limit; FLEETSIM_MAX_TRACE_MB "
-                           "raises it)",
-                           path, lim);
+            char why_big[160];
+            input_file_too_large(why_big, sizeof why_big, max);
+            return err_set(err, path, 0, 0, "cannot read the trace '%s': %s", path, why_big);
         }
     }
     if (textfile_check(gz, path, err) != 0) {

@@ -59,6 +59,14 @@ else
   fail "agent unit tests not built: $UNIT"
 fi
 if [ ! -x "$AGENT" ]; then fail "$AGENT not built"; finish agent; exit 1; fi
+# the request protocol's fuzz target builds with the project's compiler and
+# holds on its seeds, the inputs fuzzing found included (`make fuzz` runs it
+# under libFuzzer with clang)
+if ${CC:-cc} $SAN -std=c11 -I. -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -o "$TMP/fuzz_agent_request" \
+     tests/fuzz/fuzz_agent_request.c tests/fuzz/standalone.c "$BUILD/agent/api.o" "$BUILD/agent/http.o" \
+     "$BUILD/agent/buf.o" "$BUILD/libfleetcore.a" $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) \
+     2>"$TMP/err" && "$TMP/fuzz_agent_request" tests/fuzz/seeds/fuzz_agent_request/*; then pass
+else fail "fuzz_agent_request does not build or fails on its seeds"; sed 's/^/  | /' "$TMP/err" | head -5; fi
 # private copies: a rebuild of the tree during the test must not pull the
 # binaries from under the agents this test restarts
 cp "$AGENT" "$TMP/fleetsim-agent" && AGENT=$TMP/fleetsim-agent
@@ -271,6 +279,40 @@ got=$("$AGENT" submit --socket "$TMP/run/lost.sock" -- true 2>"$TMP/err")
 wait $lost
 [ "$got" = 41 ] && grep -q "same key" "$TMP/lost.out" && pass ||
   fail "retry after a lost reply: got '$got', $(cat "$TMP/lost.out" "$TMP/err")"
+
+# ---- a request followed by a half-close (socat, nc -N) is answered ----
+# The client shuts its sending side right after the request, with or without
+# the final newline, then reads: the daemon must answer before it closes. A
+# client that sends nothing and half-closes gets no answer, and no error.
+cat >"$TMP/halfclose.py" <<'EOF'
+import json, socket, sys
+path = sys.argv[1]
+def ask(data):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(path)
+    s.sendall(data); s.shutdown(socket.SHUT_WR)
+    got = b""
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        got += b
+    s.close()
+    return got
+for name, data in (("with newline", b'{"v":1,"op":"ping"}\n'), ("without newline", b'{"v":1,"op":"ping"}')):
+    r = json.loads(ask(data))
+    print(name, "ok" if r.get("ok") is True and "version" in r else "wrong: %r" % r)
+r = json.loads(ask(b'{"v":1,"op":"pong"}'))
+print("bad op", r.get("code"), r.get("error"))
+print("nothing", repr(ask(b"")))
+EOF
+python3 "$TMP/halfclose.py" "$TMP/run/main.sock" >"$TMP/halfclose.out" 2>&1
+cat >"$TMP/halfclose.want" <<'EOF'
+with newline ok
+without newline ok
+bad op bad_request unknown op 'pong'; did you mean 'ping'?
+nothing b''
+EOF
+if cmp -s "$TMP/halfclose.out" "$TMP/halfclose.want"; then pass
+else fail "requests followed by a half-close: $(cat "$TMP/halfclose.out")"; fi
 
 # ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
 mkdir -p "$TMP/cvd" "$TMP/show"

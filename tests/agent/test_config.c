@@ -1,5 +1,7 @@
 /* Unit tests: agent/config (the config file, durations, allowlist). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sim/suggest.h"
 #include "agent/config.h"
@@ -90,8 +92,48 @@ static void test_durations(void)
     CHECK_INT(suggest_distance("polcy", "policy"), 1);
 }
 
+/* A file saved with a UTF-8 byte order mark (Notepad does) reads as the
+ * same file without it; its first key is not "\ufeffsocket". */
+static void test_byte_order_mark(void)
+{
+    char path[] = "/tmp/fleetsim-bom-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    static const char text[] = "\xEF\xBB\xBFsocket = /run/x.sock\npolicy = sjf\n";
+    CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+    close(fd);
+    struct agent_config c;
+    config_init(&c);
+    struct diag_list d;
+    diag_list_init(&d, 50);
+    struct err e;
+    err_clear(&e);
+    CHECK_INT(config_load(&c, path, &d, &e), 0);
+    CHECK_INT(d.n, 0);
+    CHECK_STR(c.socket_path, "/run/x.sock");
+    CHECK_STR(c.policy, "sjf");
+    diag_list_release(&d);
+    config_release(&c);
+    /* columns on line 1 count from after the mark */
+    config_init(&c);
+    diag_list_init(&d, 50);
+    CHECK_INT(config_parse(&c, "bom.conf", "\xEF\xBB\xBFsockt = /x\n", &d, &e), -1);
+    char line[256];
+    CHECK_INT(d.n, 1);
+    if (d.n == 1) {
+        diag_format(&d.items[0], line, sizeof line);
+        CHECK_STR(line, "bom.conf:1:1: error: unknown key 'sockt'; did you mean 'socket'?");
+    }
+    diag_list_release(&d);
+    config_release(&c);
+    unlink(path);
+}
+
 void suite_agent_config(void)
 {
+    test_run("config: a UTF-8 byte order mark is skipped", test_byte_order_mark);
     test_run("config: defaults and keys", test_defaults_and_keys);
     test_run("config: every error with its position", test_errors_have_positions);
     test_run("config: durations", test_durations);

@@ -61,6 +61,43 @@ static void test_requests(void)
     free(big);
 }
 
+/* Framing: a request is whole at its '\n', or at the peer's half-close. */
+static void test_framing(void)
+{
+    size_t n;
+    CHECK_INT(api_frame("", 0, 0, &n), API_FRAME_MORE);
+    CHECK_INT(api_frame("", 0, 1, &n), API_FRAME_EMPTY);
+    CHECK_INT(api_frame("{\"op\":", 6, 0, &n), API_FRAME_MORE);
+    CHECK_INT(api_frame("{\"op\":\"ping\"}", 15, 1, &n), API_FRAME_WHOLE);
+    CHECK_INT(n, 15);
+    CHECK_INT(api_frame("{}\n{\"op\"", 9, 0, &n), API_FRAME_WHOLE);
+    CHECK_INT(n, 2);
+    CHECK_INT(api_frame("\n", 1, 1, &n), API_FRAME_WHOLE);
+    CHECK_INT(n, 0);
+    char *big = malloc(API_MAX_REQUEST + 1);
+    memset(big, ' ', API_MAX_REQUEST + 1);
+    CHECK_INT(api_frame(big, API_MAX_REQUEST, 0, &n), API_FRAME_MORE);
+    CHECK_INT(api_frame(big, API_MAX_REQUEST + 1, 0, &n), API_FRAME_TOO_LARGE);
+    CHECK_INT(api_frame(big, API_MAX_REQUEST + 1, 1, &n), API_FRAME_TOO_LARGE);
+    free(big);
+}
+
+/* A refusal is always sent: a message cut inside a character (found by
+ * fuzz_agent_request) or holding raw bytes is made valid UTF-8. */
+static void test_error_line_utf8(void)
+{
+    char *line = api_error_line("bad_request", "unknown key 'a\xC3\xA9\xC3");
+    CHECK(line != NULL);
+    if (line)
+        CHECK_STR(line, "{\"ok\":false,\"code\":\"bad_request\",\"error\":\"unknown key 'a\xC3\xA9\"}\n");
+    free(line);
+    line = api_error_line("bad_request", "near '\xFF\xC3(\xED\xA0\x80'");
+    CHECK(line != NULL);
+    if (line)
+        CHECK_STR(line, "{\"ok\":false,\"code\":\"bad_request\",\"error\":\"near '?\?(?\?\?'\"}\n");
+    free(line);
+}
+
 static void test_http(void)
 {
     struct http_request req;
@@ -166,6 +203,8 @@ static void test_metrics_text(void)
 void suite_agent_protocol(void)
 {
     test_run("api: requests validated with clear errors", test_requests);
+    test_run("api: framing, half-close included", test_framing);
+    test_run("api: refusals are valid UTF-8", test_error_line_utf8);
     test_run("http: parsing and bearer tokens", test_http);
     test_run("record: native trace lines", test_record_line);
     test_run("metrics: exposition text", test_metrics_text);

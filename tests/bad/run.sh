@@ -13,6 +13,7 @@ for expect in tests/bad/*.expect; do
   case $name in
     too-big.*|replay-*) set -- replay "$input" ;;
     suite-*.yaml) set -- bench -q -j 1 "$input" ;;
+    compare-*.yaml) set -- compare -q -j 1 scenarios/examples/quarterly.yaml "$input" ;;
     policy-*.spec) set -- replay -q --policy "$(cat "$input")" traces/examples/demo-gpu-cluster.swf ;;
     *.yaml) set -- validate "$input" ;;
     *) set -- trace stats "$input" ;;
