@@ -132,6 +132,16 @@ if [ $lrc = 4 ] && [ $src = 4 ] && grep -q "^fleetsim: error: replication 0: $TM
    grep -q "the Slurm work folder is kept for a look: $WORK/fleetsim-slurm\." "$TMP/slurm.err"; then pass
 else fail "a failed replication: exit $src (local $lrc), want 4 and the local message"; cat "$TMP/slurm.err"; fi
 
+# The command's input limits hold in the tasks: a base trace over
+# --max-input-mb fails there as it does in a local worker.
+mkdir -p "$TMP/big"
+cp tests/planner/known.yaml tests/planner/known-base.jsonl "$TMP/big/"
+head -c 1200000 /dev/zero | tr '\0' '\n' >>"$TMP/big/known-base.jsonl"
+"$FLEETSIM" --max-input-mb 1 forecast -q -j 2 "$TMP/big/known.yaml" >/dev/null 2>"$TMP/local.err"; lrc=$?
+"$FLEETSIM" --max-input-mb 1 forecast -q --slurm "$TMP/big/known.yaml" >/dev/null 2>"$TMP/slurm.err"; src=$?
+if [ $lrc = 4 ] && [ $src = 4 ] && grep -q "replication 0: cannot read the trace .*larger than 1 MiB" "$TMP/slurm.err"; then pass
+else fail "--max-input-mb in the tasks: exit $src (local $lrc), want 4 and the limit named"; cat "$TMP/slurm.err"; fi
+
 # compare: a variant that fails cancels the variants queued after it.
 "$FLEETSIM" compare -r 3 --slurm "$TMP/bad/known.yaml" "$TMP/sweep.yaml" >"$TMP/out" 2>"$TMP/err"; rc=$?
 sleep 1
