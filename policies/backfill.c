@@ -72,8 +72,8 @@ static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots
 static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
 {
     const struct policy_job *job = &pass->view->queued[qi];
-    if (job->slots > *free_now)
-        return 1;
+    if (job->slots > *free_now && job->milli == 0)
+        return 1; /* a fractional job may join a shared GPU: placement tells */
     if (pass->skip_running) {
         /* Slots freed by preemption are beyond what the host sized the
          * allocation buffer for (free slots + queued jobs): start only what
@@ -84,12 +84,14 @@ static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
             return 1;
     }
     uint32_t first, count;
+    int64_t pool_before = placement_pool(pass->placement, pass->view);
     int rc = placement_place(pass->placement, pass->view, job, pass->out, &first, &count);
     if (rc != 0)
         return rc;
     if (emit(pass->out, POLICY_START, qi, job, pass->view->now_us, first, count) != 0)
         return -1;
-    *free_now -= job->slots;
+    /* the free slots it took: a fractional job takes one only when it opens a GPU */
+    *free_now -= job->milli == 0 ? job->slots : pool_before - placement_pool(pass->placement, pass->view);
     if (pass->hooks && pass->hooks->started)
         pass->hooks->started(pass->hooks->ctx, job);
     return remember_start(pass, pass->view->now_us + job_duration(job), job->slots);
@@ -221,10 +223,10 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
     if (emit(pass->out, POLICY_RESERVE, pass->order[head], hj, shadow, 0, 0) != 0)
         return -1;
 
-    for (uint32_t k = head + 1; k < v->n_queued && free_now > 0; k++) {
+    for (uint32_t k = head + 1; k < v->n_queued && (free_now > 0 || v->n_shared > 0); k++) {
         uint32_t qi = pass->order[k];
         const struct policy_job *job = &v->queued[qi];
-        if (job->slots > free_now || !admitted(pass, qi))
+        if ((job->slots > free_now && job->milli == 0) || !admitted(pass, qi))
             continue;
         int ends_in_time = v->now_us + job_duration(job) <= shadow;
         if (!ends_in_time && job->slots > extra)

@@ -333,12 +333,20 @@ int machines_build_cluster(const struct machine_list *m, struct cluster *c, stru
     if (!c->nodes)
         return err_set(err, NULL, 0, 0, "out of memory for %zu nodes", m->n);
     for (size_t i = 0; i < m->n; i++) {
-        c->nodes[i] = (struct cluster_node){0, m->gpus[i], (int32_t)i, -1, -1, -1};
+        /* a node's type is its model, so GPU-model constraints find it;
+         * nodes of unknown model get a type without a name */
+        int32_t type = m->model[i] >= 0 ? m->model[i] : (int32_t)m->models.n;
+        c->nodes[i] = (struct cluster_node){type, m->gpus[i], (int32_t)i, -1, -1, -1};
         c->total_slots += m->gpus[i];
         if (m->gpus[i] > c->max_node_slots)
             c->max_node_slots = m->gpus[i];
     }
     c->n_nodes = (uint32_t)m->n;
+    for (size_t t = 0; t < m->models.n; t++)
+        if (string_table_intern(&c->type_names, m->models.items[t]) < 0) {
+            cluster_release(c);
+            return err_set(err, NULL, 0, 0, "out of memory for the machine list's GPU models");
+        }
     return 0;
 }
 

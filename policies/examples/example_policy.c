@@ -44,7 +44,7 @@ static int decide(void *state, const struct cluster_view *v, struct policy_decis
                     ((left[n] >= need) == (left[best] >= need) && left[n] < left[best]))) best = n;
             int32_t use = left[best] < need ? left[best] : need;
             if (out->n_allocs >= out->cap_allocs) { free(q); free(left); return -1; }
-            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)best, use};
+            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)best, use, 0, 0};
             left[best] -= use; need -= use;
         }
         free_slots -= q[k].slots;

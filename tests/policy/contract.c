@@ -68,7 +68,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         s->nodes[i] = (struct policy_node){(int32_t)(i % 2), st < 8 ? POLICY_NODE_UP : st == 8 ? POLICY_NODE_DRAINING
                                                                                                  : POLICY_NODE_DOWN,
                                            per_node, per_node, (int32_t)(i / 4 * 4), (int32_t)(i / 8),
-                                           (int32_t)(i / 16), 0};
+                                           (int32_t)(i / 16), 0, 0, 0};
     }
     /* running jobs: on up or draining nodes */
     uint32_t nr = pcg32_bounded(r, MAX_RUNNING / 2);
@@ -85,7 +85,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
                 continue;
             int32_t use = nd->free_slots < want - got ? nd->free_slots : want - got;
             nd->free_slots -= use;
-            s->allocs[na++] = (struct policy_alloc){(int32_t)i, use};
+            s->allocs[na++] = (struct policy_alloc){(int32_t)i, use, 0, 0};
             got += use;
         }
         if (got == 0)
@@ -96,7 +96,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         run->job = (struct policy_job){next_id++, start - 1000000, est, got, (int32_t)pcg32_bounded(r, 5) - 1,
                                        (int32_t)pcg32_bounded(r, 4) - 1, (int32_t)pcg32_bounded(r, 3), 0, -1,
                                        (int64_t)pcg32_bounded(r, 20000) * 1000000, (int32_t)pcg32_bounded(r, 5),
-                                       (int32_t)pcg32_bounded(r, 3)};
+                                       (int32_t)pcg32_bounded(r, 3), 0, 0, 0};
         run->start_us = start;
         run->expected_end_us = start + est;
         run->alloc_first = first;
@@ -127,7 +127,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
                                            (int32_t)pcg32_bounded(r, 5) - 1, (int32_t)pcg32_bounded(r, 4) - 1,
                                            (int32_t)pcg32_bounded(r, 3), 0, reserved,
                                            pcg32_bounded(r, 3) == 0 ? (int64_t)pcg32_bounded(r, 40000) * 1000000 : 0,
-                                           (int32_t)pcg32_bounded(r, 4), (int32_t)pcg32_bounded(r, 3)};
+                                           (int32_t)pcg32_bounded(r, 4), (int32_t)pcg32_bounded(r, 3), 0, 0, 0};
     }
     for (int t = 0; t < 2; t++)
         for (int c = 0; c < POLICY_JOB_CLASSES; c++)
@@ -487,7 +487,7 @@ static int broken_decide(void *state, const struct cluster_view *v, struct polic
             int32_t use = left[i] < need ? left[i] : need;
             if (out->n_allocs >= out->cap_allocs)
                 return -1;
-            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)i, use};
+            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)i, use, 0, 0};
             left[i] -= use;
             need -= use;
         }

@@ -17,7 +17,7 @@ static int decide(void *state, const struct cluster_view *v, struct policy_decis
     return 0;
 }
 
-static const struct policy_ops ops = {POLICY_ABI_VERSION + 41, "from-the-future", "wrong ABI on purpose", create,
+static const struct policy_ops ops = {42u, "from-the-future", "wrong ABI on purpose", create,
                                       destroy, decide, NULL};
 
 const struct policy_ops *fleetsim_policy_entry(void);

@@ -21,8 +21,11 @@ check "replay with the example plugin" "$FLEETSIM" replay -q --policy "$example"
 "$FLEETSIM" replay -q --json --policy "$example" $demo >"$TMP/b.json"
 if cmp -s "$TMP/a.json" "$TMP/b.json"; then pass; else fail "plugin replay is not deterministic"; fi
 expect_exit 2 "plugin with a wrong ABI" "$FLEETSIM" replay -q --policy "$bad_abi" $demo
-if grep -q "has ABI version 42, but this fleetsim needs 1: rebuild it" "$TMP/err"; then pass
+if grep -q "has ABI version 42, but this fleetsim needs 2: rebuild it" "$TMP/err"; then pass
 else fail "ABI mismatch message: $(cat "$TMP/err")"; fi
+expect_exit 2 "plugin built against ABI 1" "$FLEETSIM" replay -q --policy "$BUILD/tests/policy/plugin_old_abi.so" $demo
+if grep -q "has ABI version 1, but this fleetsim needs 2: rebuild it against this fleetsim's policies/policy.h (version 2 added GPU fractions" "$TMP/err"; then pass
+else fail "ABI 1 message: $(cat "$TMP/err")"; fi
 expect_exit 3 "missing plugin" "$FLEETSIM" replay -q --policy ./no-such-policy.so $demo
 expect_exit 2 "plugin params twice" "$FLEETSIM" replay -q --policy "$example:x" --policy-params y $demo
 # built-in parameters: by spec, by --policy-params, and errors
