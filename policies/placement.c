@@ -600,11 +600,11 @@ static int32_t unshared_gpu(const struct placement *p, const struct cluster_view
     return -1;
 }
 
-static int place_share(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
-                       struct policy_decisions *out, uint32_t *first, uint32_t *count)
+/* The shared GPU that fractional job fills best, as this pass left them:
+ * 1 and its node and GPU, or 0 when none has room. */
+static int find_share(const struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                      int32_t *node, int32_t *gpu)
 {
-    *first = out->n_allocs;
-    *count = 0;
     int32_t best_node = -1, best_gpu = -1, best_left = POLICY_MILLI_PER_GPU;
     /* the view's shared GPUs, then those this pass opened */
     for (uint32_t k = 0; view->shared && k < view->n_shared; k++) {
@@ -627,7 +627,32 @@ static int place_share(struct placement *p, const struct cluster_view *view, con
             best_left = left;
         }
     }
-    if (best_node < 0) {
+    *node = best_node;
+    *gpu = best_gpu;
+    return best_node >= 0;
+}
+
+int placement_can_join(const struct placement *p, const struct cluster_view *view, const struct policy_job *job)
+{
+    int32_t node, gpu;
+    return job->milli > 0 && find_share(p, view, job, &node, &gpu);
+}
+
+int64_t placement_pool_for(struct placement *p, const struct cluster_view *view, const struct policy_job *job)
+{
+    p->job_types = job->type_mask;
+    int64_t pool = job_pool(p, view);
+    p->job_types = 0;
+    return pool;
+}
+
+static int place_share(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                       struct policy_decisions *out, uint32_t *first, uint32_t *count)
+{
+    *first = out->n_allocs;
+    *count = 0;
+    int32_t best_node, best_gpu;
+    if (!find_share(p, view, job, &best_node, &best_gpu)) {
         /* open a free GPU where the strategy puts one slot */
         int rc = place_whole(p, view, job, 1, out, first, count);
         if (rc != 0)

@@ -114,6 +114,10 @@ int placement_give_back(struct placement *p, const struct cluster_view *view, ui
  * slots, or a fractional job's share of its GPU (which stays shared for the
  * pass). Returns 0 or -1 (memory). */
 int placement_give_back_alloc(struct placement *p, const struct cluster_view *view, const struct policy_alloc *al);
+/* Whether fractional job can join a shared GPU now (taking no free slot). */
+int placement_can_join(const struct placement *p, const struct cluster_view *view, const struct policy_job *job);
+/* The free slots this pass on the nodes job may use (its GPU-model types). */
+int64_t placement_pool_for(struct placement *p, const struct cluster_view *view, const struct policy_job *job);
 /* Free slots this pass (view's free, minus taken, plus released), up nodes only. */
 int64_t placement_pool(const struct placement *p, const struct cluster_view *view);
 

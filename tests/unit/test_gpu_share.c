@@ -1,0 +1,274 @@
+/* GPU-model constraints and GPU fractions (policy ABI 2), end to end: a
+ * native trace with gpu_model / gpu_milli, a cluster from an openb node list
+ * (its node types are the GPU models), the simulator's shared-GPU
+ * bookkeeping, the checker, and every placement strategy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/gpu_share.h"
+#include "policies/registry.h"
+#include "sim/pcg32.h"
+#include "tests/unit/sim_fixture.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+#include "traces/jsonl.h"
+#include "traces/machines.h"
+
+#define S(x) ((sim_time)(x) * 1000000)
+
+static int read_jobs(struct workload *w, const char *text)
+{
+    struct diag_list d;
+    struct err e;
+    diag_list_init(&d, 100);
+    err_clear(&e);
+    workload_init(w);
+    int rc = jsonl_read_buffer("t.jsonl", text, strlen(text), w, &d, &e);
+    if (rc != 0)
+        printf("read_jobs: %s\n", e.msg);
+    diag_list_release(&d);
+    return rc;
+}
+
+static int read_nodes(struct cluster *c, const char *text)
+{
+    struct machine_list m;
+    struct diag_list d;
+    struct err e;
+    machines_init(&m);
+    diag_list_init(&d, 100);
+    err_clear(&e);
+    int rc = machines_read_buffer("nodes.csv", text, strlen(text), &m, &d, &e);
+    if (rc == 0)
+        rc = machines_build_cluster(&m, c, &e);
+    machines_release(&m);
+    diag_list_release(&d);
+    return rc;
+}
+
+/* Replays w on c under spec into res (the caller releases it). */
+static int replay(const struct workload *w, const struct cluster *c, const char *spec, struct sim_result *res)
+{
+    const struct policy_ops *ops;
+    void *state;
+    char msg[256];
+    if (policy_registry_create(spec, &ops, &state, msg, sizeof msg) != 0) {
+        printf("replay: %s\n", msg);
+        return -1;
+    }
+    struct err err;
+    err_clear(&err);
+    int rc = fixture_run_ops(w, c, ops, state, NULL, res, &err);
+    if (rc != 0)
+        printf("replay %s: %s\n", spec, err.msg);
+    ops->destroy(state);
+    return rc;
+}
+
+/* In arrival order, without preemption: the timings below follow. */
+static const char *const specs[] = {"fcfs+easy",          "fcfs+easy+first-fit", "fcfs+easy+spread",
+                                    "fcfs+easy+best-fit", "fcfs+conservative",   "fcfs+greedy+gavel",
+                                    "fcfs"};
+#define N_SPECS (sizeof specs / sizeof *specs)
+/* And every kind of policy, for the properties that hold whatever the order. */
+static const char *const all_specs[] = {"fcfs+easy", "fcfs+conservative+spread", "sjf+greedy+gavel", "tiresias",
+                                        "srtf",      "fairshare+easy",           "wfp3+easy+first-fit"};
+#define N_ALL_SPECS (sizeof all_specs / sizeof *all_specs)
+
+static const char nodes_v100_t4[] = "sn,cpu_milli,memory_mib,gpu,model\n"
+                                    "n0,64000,262144,2,V100M16\n"
+                                    "n1,64000,262144,2,T4\n";
+
+/* Job 2 may use only V100M16: it waits while the T4 node stands idle, and
+ * starts when job 1 frees the V100 node. Job 3, without a constraint,
+ * starts at once on the T4 node. Job 4 names a model the cluster lacks:
+ * too big for it. */
+static void test_constraint_waits_for_its_model(void)
+{
+    struct cluster c;
+    struct workload w;
+    CHECK_INT(read_nodes(&c, nodes_v100_t4), 0);
+    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":2,\"gpu_model\":\"V100M16\"}\n"
+                            "{\"id\":2,\"submit_s\":1,\"runtime_s\":50,\"gpus\":1,\"gpu_model\":\"v100m16|A100\"}\n"
+                            "{\"id\":3,\"submit_s\":2,\"runtime_s\":10,\"gpus\":2}\n"
+                            "{\"id\":4,\"submit_s\":3,\"runtime_s\":10,\"gpus\":1,\"gpu_model\":\"H100\"}\n"),
+              0);
+    for (size_t k = 0; k < N_SPECS; k++) {
+        struct sim_result r;
+        if (replay(&w, &c, specs[k], &r) != 0) {
+            CHECK(0);
+            continue;
+        }
+        CHECK_INT(r.jobs[0].start_us, 0);
+        if (strstr(specs[k], "conservative")) {
+            /* its reservations count slots, blind to models (policies/README.md):
+             * the model is honoured, the timing not promised */
+            CHECK(r.jobs[1].start_us >= S(100));
+            CHECK_INT(r.jobs[2].outcome, SIM_JOB_COMPLETED);
+        } else {
+            CHECK_INT(r.jobs[1].start_us, S(100)); /* the T4 GPUs were free all along */
+            /* EASY's shadow counts the V100 slots only: job 3 fits before it */
+            CHECK_INT(r.jobs[2].start_us, strcmp(specs[k], "fcfs") == 0 ? S(100) : S(2));
+        }
+        CHECK_INT(r.jobs[3].outcome, SIM_JOB_SKIPPED_TOO_BIG);
+        CHECK_INT(r.stats.skipped_too_big, 1);
+        sim_result_release(&r);
+    }
+    workload_release(&w);
+    cluster_release(&c);
+}
+
+/* One node of one GPU: two 500-milli jobs share it at once, and the
+ * whole-GPU job submitted with them waits until both are done. */
+static void test_fractions_share_a_gpu(void)
+{
+    struct cluster c;
+    struct workload w;
+    CHECK_INT(cluster_init_homogeneous(&c, 1, 1, &(struct err){0}), 0);
+    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":500}\n"
+                            "{\"id\":2,\"submit_s\":0,\"runtime_s\":60,\"gpus\":1,\"gpu_milli\":500}\n"
+                            "{\"id\":3,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1}\n"
+                            "{\"id\":4,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":1000}\n"),
+              0);
+    for (size_t k = 0; k < N_SPECS; k++) {
+        struct sim_result r;
+        if (replay(&w, &c, specs[k], &r) != 0) {
+            CHECK(0);
+            continue;
+        }
+        CHECK_INT(r.jobs[0].start_us, 0);
+        CHECK_INT(r.jobs[1].start_us, 0); /* the same GPU, 500 + 500 milli */
+        CHECK(r.jobs[2].start_us >= S(100)); /* a whole GPU: only when both left */
+        CHECK(r.jobs[3].start_us >= S(100)); /* gpu_milli 1000 is a whole GPU */
+        CHECK(r.jobs[2].start_us != r.jobs[3].start_us);
+        /* busy GPU time counts the shares: 0.5 x 100 + 0.5 x 60 + 10 + 10 */
+        CHECK(r.stats.busy_slot_us == 100e6);
+        sim_result_release(&r);
+    }
+    workload_release(&w);
+    cluster_release(&c);
+}
+
+/* 400-milli jobs: two share a GPU, the third would take it to 1200 and
+ * opens the second GPU; a fourth joins that one; the fifth (a whole GPU)
+ * and the sixth (700 milli) wait, though 200 + 200 milli are left. */
+static void test_share_never_exceeds_a_gpu(void)
+{
+    struct cluster c;
+    struct workload w;
+    CHECK_INT(cluster_init_homogeneous(&c, 1, 2, &(struct err){0}), 0);
+    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
+                            "{\"id\":2,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
+                            "{\"id\":3,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
+                            "{\"id\":4,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
+                            "{\"id\":5,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1}\n"
+                            "{\"id\":6,\"submit_s\":2,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":700}\n"),
+              0);
+    for (size_t k = 0; k < N_SPECS; k++) {
+        struct sim_result r;
+        if (replay(&w, &c, specs[k], &r) != 0) {
+            CHECK(0);
+            continue;
+        }
+        for (int i = 0; i < 4; i++)
+            CHECK_INT(r.jobs[i].start_us, 0);
+        CHECK(r.jobs[4].start_us >= S(100));
+        CHECK(r.jobs[5].start_us >= S(100));
+        sim_result_release(&r);
+    }
+    workload_release(&w);
+    cluster_release(&c);
+}
+
+/* A random heterogeneous workload (constraints, fractions, whole jobs) under
+ * every spec: the checker refuses any pass that over-fills a GPU or a node
+ * or uses a wrong model, so a completed run is the property; every job
+ * that fits its models finishes, and the run is deterministic. */
+static void test_random_shared_workload(void)
+{
+    struct cluster c;
+    CHECK_INT(read_nodes(&c, "sn,cpu_milli,memory_mib,gpu,model\n"
+                             "a,1,1,8,G2\nb,1,1,8,G2\nc,1,1,4,T4\nd,1,1,2,P100\ne,1,1,1,T4\n"),
+              0);
+    static const char *const models[] = {NULL, NULL, "G2", "T4", "P100|T4"};
+    char *text = malloc(300 * 160);
+    size_t len = 0;
+    struct pcg32 rng;
+    pcg32_seed(&rng, 7, 1);
+    for (int i = 0; i < 300; i++) {
+        int gpus = (int)pcg32_bounded(&rng, 3) == 0 ? 1 << pcg32_bounded(&rng, 4) : 1;
+        int milli = gpus == 1 && pcg32_bounded(&rng, 2) ? 100 * (1 + (int)pcg32_bounded(&rng, 9)) : 0;
+        const char *m = models[pcg32_bounded(&rng, 5)];
+        len += (size_t)snprintf(text + len, 300 * 160 - len, "{\"id\":%d,\"submit_s\":%u,\"runtime_s\":%u,\"gpus\":%d",
+                                i + 1, pcg32_bounded(&rng, 5000), 1 + pcg32_bounded(&rng, 900), gpus);
+        if (milli)
+            len += (size_t)snprintf(text + len, 300 * 160 - len, ",\"gpu_milli\":%d", milli);
+        if (m)
+            len += (size_t)snprintf(text + len, 300 * 160 - len, ",\"gpu_model\":\"%s\"", m);
+        len += (size_t)snprintf(text + len, 300 * 160 - len, "}\n");
+    }
+    struct workload w;
+    CHECK_INT(read_jobs(&w, text), 0);
+    free(text);
+    for (size_t k = 0; k < N_ALL_SPECS; k++) {
+        struct sim_result a, b;
+        if (replay(&w, &c, all_specs[k], &a) != 0 || replay(&w, &c, all_specs[k], &b) != 0) {
+            CHECK(0);
+            continue;
+        }
+        size_t finished = 0, too_big = 0;
+        int same = 1;
+        for (size_t i = 0; i < w.n; i++) {
+            finished += a.jobs[i].outcome == SIM_JOB_COMPLETED;
+            too_big += a.jobs[i].outcome == SIM_JOB_SKIPPED_TOO_BIG;
+            same &= a.jobs[i].start_us == b.jobs[i].start_us && a.jobs[i].end_us == b.jobs[i].end_us;
+        }
+        CHECK_INT(finished + too_big, w.n);
+        CHECK(same);
+        sim_result_release(&a);
+        sim_result_release(&b);
+    }
+    workload_release(&w);
+    cluster_release(&c);
+}
+
+/* The store itself: sorted by (node, gpu), opened and closed as shares come
+ * and go, indexed into the nodes. */
+static void test_gpu_share_store(void)
+{
+    struct gpu_share s;
+    gpu_share_init(&s);
+    struct policy_node nodes[3];
+    memset(nodes, 0, sizeof nodes);
+    int opened;
+    CHECK_INT(gpu_share_take(&s, 2, 1, 300, &opened), 0);
+    CHECK_INT(opened, 1);
+    CHECK_INT(gpu_share_take(&s, 0, 3, 500, &opened), 0);
+    CHECK_INT(gpu_share_take(&s, 2, 0, 200, &opened), 0);
+    CHECK_INT(gpu_share_take(&s, 2, 1, 700, &opened), 0);
+    CHECK_INT(opened, 0);
+    gpu_share_index(&s, nodes, 3);
+    CHECK_INT(s.n, 3);
+    CHECK_INT(nodes[0].n_shared, 1);
+    CHECK_INT(nodes[1].n_shared, 0);
+    CHECK_INT(nodes[2].shared_first, 1);
+    CHECK_INT(nodes[2].n_shared, 2);
+    CHECK_INT(s.gpus[1].gpu, 0);
+    CHECK_INT(s.gpus[2].used_milli, 1000);
+    CHECK_INT(gpu_share_give(&s, 2, 1, 300), 0);
+    CHECK_INT(gpu_share_give(&s, 2, 1, 700), 1); /* its last share: a free GPU again */
+    CHECK_INT(gpu_share_give(&s, 1, 0, 100), 0); /* not shared: nothing */
+    gpu_share_index(&s, nodes, 3);
+    CHECK_INT(nodes[2].n_shared, 1);
+    gpu_share_release(&s);
+}
+
+void suite_gpu_share(void)
+{
+    test_run("gpu share store", test_gpu_share_store);
+    test_run("gpu model constraint waits for its model", test_constraint_waits_for_its_model);
+    test_run("gpu fractions share a gpu", test_fractions_share_a_gpu);
+    test_run("gpu share never exceeds a gpu", test_share_never_exceeds_a_gpu);
+    test_run("gpu shares and constraints, random, every spec", test_random_shared_workload);
+}
