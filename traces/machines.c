@@ -390,13 +390,26 @@ void machines_describe(const struct machine_list *m, char *buf, size_t cap)
         snprintf(buf + o, cap - o, ", ...");
 }
 
+/* Alea's companion of an SWF log: X.swf or X.swf.gz -> X.swf.machines. */
+static int machines_swf_sibling(const char *trace_path, char *buf, size_t cap)
+{
+    size_t n = strlen(trace_path);
+    if (n > 3 && strcmp(trace_path + n - 3, ".gz") == 0)
+        n -= 3;
+    if (n < 4 || strncmp(trace_path + n - 4, ".swf", 4) != 0 || n + sizeof ".machines" > cap)
+        return -1;
+    memcpy(buf, trace_path, n);
+    strcpy(buf + n, ".machines");
+    return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
 int machines_sibling(const char *trace_path, char *buf, size_t cap)
 {
     const char *base = strrchr(trace_path, '/');
     base = base ? base + 1 : trace_path;
     const char *hit = strstr(base, "pod_list_");
     if (!hit)
-        return -1;
+        return machines_swf_sibling(trace_path, buf, cap);
     const char *rest = strstr(hit, ".csv");
     if (!rest)
         return -1;

@@ -47,9 +47,11 @@ int machines_read(const char *path, struct machine_list *m, struct diag_list *di
 int machines_build_cluster(const struct machine_list *m, struct cluster *c, struct err *err);
 /* "549 x 8 G2, 387 x 2 T4, ..." (the largest groups first), into buf. */
 void machines_describe(const struct machine_list *m, char *buf, size_t cap);
-/* The node list that ships beside an openb pod list: "pod_list_NAME" ->
- * "node_list_gpu_node" in the file name, when that file can be read.
- * Returns 0 and the path, or -1. */
+/* The machine list that ships beside a trace, when that file can be read:
+ * beside an openb pod list its node list ("pod_list_NAME" ->
+ * "node_list_gpu_node" in the file name); beside an SWF log Alea's
+ * companion (X.swf or X.swf.gz -> X.swf.machines). Returns 0 and the path,
+ * or -1. */
 int machines_sibling(const char *trace_path, char *buf, size_t cap);
 
 #endif
