@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "models/gpu_share.h"
+#include "models/policy_host.h"
 #include "policies/registry.h"
 #include "sim/pcg32.h"
 #include "tests/unit/sim_fixture.h"
@@ -264,9 +265,66 @@ static void test_gpu_share_store(void)
     gpu_share_release(&s);
 }
 
+
+/* The one checker on hand-made passes: the rules ABI 2 adds. Node 0 is a
+ * V100 (type 0) with GPU 1 shared at 600 milli, node 1 a T4 (type 1). */
+static void test_checker_rules(void)
+{
+    struct policy_node nodes[2] = {{0, POLICY_NODE_UP, 2, 1, 0, -1, -1, 0, 0, 1},
+                                   {1, POLICY_NODE_UP, 2, 2, 1, -1, -1, 0, 0, 0}};
+    struct policy_shared_gpu shared[1] = {{0, 1, 600, 0}};
+    uint32_t with_free[2] = {0, 1};
+    struct policy_job queued[3] = {
+        {.id = 1, .slots = 1, .user = -1, .team = -1, .reserved_us = -1, .milli = 400},
+        {.id = 2, .slots = 1, .user = -1, .team = -1, .reserved_us = -1, .milli = 500},
+        {.id = 3, .slots = 1, .user = -1, .team = -1, .reserved_us = -1, .type_mask = 1u}};
+    struct cluster_view v = {.nodes = nodes, .n_nodes = 2, .nodes_with_free = with_free, .n_nodes_with_free = 2,
+                             .total_slots = 4, .free_slots = 3, .queued = queued, .n_queued = 3,
+                             .shared = shared, .n_shared = 1};
+    struct policy_decision items[3];
+    struct policy_alloc allocs[3];
+    struct policy_decisions d = {items, 0, 3, allocs, 0, 3};
+    struct policy_host h;
+    memset(&h, 0, sizeof h);
+    static const struct {
+        struct policy_alloc a[3];
+        uint32_t jobs[3], n;
+        const char *rule;
+    } cases[] = {
+        /* 600 + 400 on GPU 1: full, allowed; then 500 opens GPU 0 */
+        {{{0, 1, 400, 1}, {0, 1, 500, 0}}, {0, 1}, 2, NULL},
+        /* 600 + 400 + 500 on GPU 1 */
+        {{{0, 1, 400, 1}, {0, 1, 500, 1}}, {0, 1}, 2, "over-allocated a shared GPU"},
+        /* 400 opens GPU 0 of the T4, 500 joins it */
+        {{{1, 1, 400, 0}, {1, 1, 500, 0}}, {0, 1}, 2, NULL},
+        /* 400 opens the V100's free GPU: nothing is left for a whole GPU */
+        {{{0, 1, 400, 0}, {0, 1, 0, 0}}, {0, 2}, 2, "over-allocated a node"},
+        {{{0, 1, 400, 0}}, {1}, 1, "a fractional job's allocation is not one GPU at its share"},
+        {{{1, 1, 0, 0}}, {2}, 1, "placed on a node of a GPU model the job may not use"},
+        {{{0, 1, 500, 0}}, {2}, 1, "gave a whole-GPU job a share of a GPU"},
+        {{{0, 1, 400, 7}}, {0}, 1, "a fractional job names no GPU of its node"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        d.n = d.n_allocs = 0;
+        for (uint32_t k = 0; k < cases[c].n; k++) {
+            allocs[d.n_allocs] = cases[c].a[k];
+            items[d.n++] = (struct policy_decision){POLICY_START, cases[c].jobs[k], queued[cases[c].jobs[k]].id, 0,
+                                                    d.n_allocs++, 1};
+        }
+        uint32_t bad;
+        const char *rule = policy_host_check(&h, &v, &d, &bad);
+        if (!cases[c].rule)
+            CHECK(rule == NULL);
+        else
+            CHECK(rule && strcmp(rule, cases[c].rule) == 0);
+    }
+    policy_host_close(&h);
+}
+
 void suite_gpu_share(void)
 {
     test_run("gpu share store", test_gpu_share_store);
+    test_run("gpu share checker rules", test_checker_rules);
     test_run("gpu model constraint waits for its model", test_constraint_waits_for_its_model);
     test_run("gpu fractions share a gpu", test_fractions_share_a_gpu);
     test_run("gpu share never exceeds a gpu", test_share_never_exceeds_a_gpu);
