@@ -13,8 +13,10 @@
  *
  * Columns are found by name. Machines with 0 GPUs (CPU-only) are counted and
  * left out of the cluster. A node's model (openb model, PAI gpu_type,
- * Philly's memory per GPU) is kept for the description only: placement does
- * not tell models apart (see traces/README.md). The list owns its arrays.
+ * Philly's memory per GPU, Alea's cluster name) becomes its node type, named
+ * in the cluster's type_names, so that jobs constrained to GPU models
+ * (job.gpu_models) run only on their nodes (see traces/README.md). The list
+ * owns its arrays.
  */
 #ifndef FLEETSIM_TRACES_MACHINES_H
 #define FLEETSIM_TRACES_MACHINES_H
