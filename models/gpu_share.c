@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/buffers.h"
+
 void gpu_share_init(struct gpu_share *s)
 {
     memset(s, 0, sizeof *s);
@@ -44,14 +46,8 @@ int gpu_share_take(struct gpu_share *s, uint32_t node, int32_t gpu, int32_t mill
         s->gpus[pos].used_milli += milli;
         return 0;
     }
-    if (s->n == s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 64;
-        struct policy_shared_gpu *g = realloc(s->gpus, cap * sizeof *g);
-        if (!g)
-            return -1;
-        s->gpus = g;
-        s->cap = cap;
-    }
+    if (buffers_grow((void **)&s->gpus, &s->cap, s->n + 1, sizeof *s->gpus) != 0)
+        return -1;
     memmove(&s->gpus[pos + 1], &s->gpus[pos], (s->n - pos) * sizeof *s->gpus);
     s->gpus[pos] = (struct policy_shared_gpu){(int32_t)node, gpu, milli, 0};
     s->n++;
