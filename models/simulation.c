@@ -650,10 +650,12 @@ static int enqueue(struct host *h, uint32_t wi)
     sim_time estimate = simulation_estimate(j);
     if (j->limit_us < 0 && h->done_us[wi] > 0)
         estimate = j->runtime_us - (sim_time)h->done_us[wi];
+    /* its GPU-model constraint as node types, and its share of one GPU */
+    uint64_t types = j->gpu_models > 0 && h->constraint_mask ? h->constraint_mask[j->gpu_models - 1] : 0;
+    int32_t milli = j->slots == 1 && j->gpu_milli < POLICY_MILLI_PER_GPU ? j->gpu_milli : 0;
     h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
                                          (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j),
-                                         j->gpu_models > 0 && h->constraint_mask ? h->constraint_mask[j->gpu_models - 1] : 0,
-                                         j->slots == 1 && j->gpu_milli < POLICY_MILLI_PER_GPU ? j->gpu_milli : 0, 0};
+                                         types, milli, 0};
     h->queued_w[pos] = wi;
     h->n_queued++;
     h->queued_slots += j->slots;
