@@ -589,6 +589,12 @@ static void test_gpustats(void)
     CHECK_INT(g.all.multi_gpu_jobs, 3);
     /* 1x100 + 8x3600 + 2x3600 + 64x30 GPU-seconds */
     CHECK_NEAR(g.all.gpu_hours, (100.0 + 8 * 3600 + 2 * 3600 + 64 * 30) / 3600, 1e-9);
+    /* a share of one GPU counts as its share: job 1 at 250 milli */
+    c.w.jobs[0].gpu_milli = 250;
+    struct gpustats g2;
+    CHECK_INT(gpustats_compute(&c.w, &g2, &e), 0);
+    CHECK_NEAR(g2.all.gpu_hours, (25.0 + 8 * 3600 + 2 * 3600 + 64 * 30) / 3600, 1e-9);
+    gpustats_release(&g2);
     CHECK_NEAR(g.all.runtime_p50_s, 100, 1e-9);
     CHECK_NEAR(g.all.runtime_p95_s, 3600, 1e-9);
     CHECK_INT(g.all.queue_n, 4);
