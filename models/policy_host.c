@@ -461,27 +461,27 @@ static int32_t *room_of(struct policy_host *h, const struct cluster_view *v, int
     return &h->room[node];
 }
 
-/* GPU gpu of node as this pass left it: its share in use (from the view on
- * first use; 0 and *opened = 1 when the node does not share it). NULL when
- * memory ran out. A pass touches few shared GPUs: a linear search. */
-static int32_t *share_of(struct policy_host *h, const struct cluster_view *v, int32_t node, int32_t gpu, int *opened)
+/* GPU gpu of node as this pass left it: its share in use, and whether it
+ * is a free GPU (not in the view's shared list, or its last share preempted
+ * this pass), from the view on first use. NULL when memory ran out. A pass
+ * touches few shared GPUs: a linear search. */
+static struct policy_host_share *share_of(struct policy_host *h, const struct cluster_view *v, int32_t node,
+                                          int32_t gpu)
 {
-    *opened = 0;
     for (uint32_t i = 0; i < h->n_shares; i++)
         if (h->shares[i].node == node && h->shares[i].gpu == gpu)
-            return &h->shares[i].used_milli;
+            return &h->shares[i];
     if (buffers_grow((void **)&h->shares, &h->cap_shares, h->n_shares + 1, sizeof *h->shares) != 0)
         return NULL;
     const struct policy_node *nd = &v->nodes[node];
-    int32_t used = 0;
-    *opened = 1;
+    struct policy_host_share s = {node, gpu, 0, 1};
     for (uint32_t k = 0; v->shared && k < nd->n_shared && nd->shared_first + k < v->n_shared; k++)
         if (v->shared[nd->shared_first + k].gpu == gpu) {
-            used = v->shared[nd->shared_first + k].used_milli;
-            *opened = 0;
+            s.used_milli = v->shared[nd->shared_first + k].used_milli;
+            s.free = 0;
         }
-    h->shares[h->n_shares] = (struct policy_host_share){node, gpu, used};
-    return &h->shares[h->n_shares++].used_milli;
+    h->shares[h->n_shares] = s;
+    return &h->shares[h->n_shares++];
 }
 
 /* The checks of one START's allocation that a job's fraction and GPU-model
@@ -499,14 +499,17 @@ static const char *check_share(struct policy_host *h, const struct cluster_view 
         return "a fractional job's allocation is not one GPU at its share";
     if (al->gpu < 0 || al->gpu >= nd->total_slots)
         return "a fractional job names no GPU of its node";
-    int opened;
-    int32_t *used = share_of(h, v, al->node, al->gpu, &opened);
-    if (!used)
+    struct policy_host_share *s = share_of(h, v, al->node, al->gpu);
+    if (!s)
         return "could not be checked: out of memory";
-    if (opened && --*room_of(h, v, al->node) < 0)
-        return "over-allocated a node";
-    *used += al->milli;
-    if (*used > POLICY_MILLI_PER_GPU)
+    if (s->free) {
+        /* it opens a free GPU: a free slot of the node */
+        s->free = 0;
+        if (--*room_of(h, v, al->node) < 0)
+            return "over-allocated a node";
+    }
+    s->used_milli += al->milli;
+    if (s->used_milli > POLICY_MILLI_PER_GPU)
         return "over-allocated a shared GPU";
     *sum += 1;
     return NULL;
@@ -549,12 +552,16 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
             if (al->node < 0 || (uint32_t)al->node >= v->n_nodes || v->nodes[al->node].state != POLICY_NODE_UP)
                 continue;
             if (al->milli > 0) {
-                /* its share is free for this pass; the GPU stays shared */
-                int opened;
-                int32_t *used = share_of(h, v, al->node, al->gpu, &opened);
-                if (!used)
+                /* its share is free for this pass; its GPU's last share
+                 * frees the GPU, as the host does */
+                struct policy_host_share *s = share_of(h, v, al->node, al->gpu);
+                if (!s)
                     return "could not be checked: out of memory";
-                *used -= al->milli;
+                s->used_milli -= al->milli;
+                if (s->used_milli <= 0 && !s->free) {
+                    s->free = 1;
+                    *room_of(h, v, al->node) += 1;
+                }
             } else {
                 *room_of(h, v, al->node) += al->slots;
             }

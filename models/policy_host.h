@@ -53,6 +53,7 @@ enum policy_host_status {
 
 struct policy_host_share {
     int32_t node, gpu, used_milli;
+    int32_t free; /* not shared now: its last share was preempted, or the view had it not */
 };
 
 struct policy_host {

@@ -584,16 +584,20 @@ static int share_node_ok(const struct placement *p, const struct cluster_view *v
            policy_job_may_use(job, view->nodes[node].type);
 }
 
-/* A GPU index that node does not share, in the view or this pass: the lowest. */
+/* The lowest GPU index that node does not share as this pass left it (a
+ * GPU whose last share was preempted this pass is free again). */
 static int32_t unshared_gpu(const struct placement *p, const struct cluster_view *view, uint32_t node)
 {
     const struct policy_node *nd = &view->nodes[node];
     for (int32_t g = 0; g < nd->total_slots; g++) {
-        int taken = 0;
-        for (uint32_t k = 0; view->shared && k < nd->n_shared && !taken; k++)
+        int taken = 0, seen = 0;
+        for (uint32_t i = 0; i < p->n_shares && !seen; i++)
+            if (p->shares[i].node == (int32_t)node && p->shares[i].gpu == g) {
+                seen = 1;
+                taken = p->shares[i].used_milli > 0;
+            }
+        for (uint32_t k = 0; !seen && view->shared && k < nd->n_shared && !taken; k++)
             taken = view->shared[nd->shared_first + k].gpu == g;
-        for (uint32_t i = 0; i < p->n_shares && !taken; i++)
-            taken = p->shares[i].node == (int32_t)node && p->shares[i].gpu == g;
         if (!taken)
             return g;
     }
@@ -609,8 +613,9 @@ static int find_share(const struct placement *p, const struct cluster_view *view
     /* the view's shared GPUs, then those this pass opened */
     for (uint32_t k = 0; view->shared && k < view->n_shared; k++) {
         const struct policy_shared_gpu *g = &view->shared[k];
-        int32_t left = POLICY_MILLI_PER_GPU - share_used(p, g) - job->milli;
-        if (left >= 0 && left < best_left && share_node_ok(p, view, job, g->node)) {
+        int32_t used = share_used(p, g);
+        int32_t left = POLICY_MILLI_PER_GPU - used - job->milli;
+        if (used > 0 && left >= 0 && left < best_left && share_node_ok(p, view, job, g->node)) {
             best_node = g->node;
             best_gpu = g->gpu;
             best_left = left;
@@ -621,7 +626,7 @@ static int find_share(const struct placement *p, const struct cluster_view *view
         int32_t left = POLICY_MILLI_PER_GPU - s->used_milli - job->milli;
         int better = left < best_left || (left == best_left && (s->node < best_node ||
                                                                 (s->node == best_node && s->gpu < best_gpu)));
-        if (left >= 0 && better && share_node_ok(p, view, job, s->node)) {
+        if (s->used_milli > 0 && left >= 0 && better && share_node_ok(p, view, job, s->node)) {
             best_node = s->node;
             best_gpu = s->gpu;
             best_left = left;
@@ -686,7 +691,8 @@ int placement_give_back_alloc(struct placement *p, const struct cluster_view *vi
     if (!s)
         return -1;
     s->used_milli -= al->milli;
-    return 0;
+    /* the GPU's last share: a free slot again, as the host makes it */
+    return s->used_milli <= 0 ? placement_give_back(p, view, (uint32_t)al->node, 1) : 0;
 }
 
 int placement_place(struct placement *p, const struct cluster_view *view, const struct policy_job *job,

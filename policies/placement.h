@@ -111,8 +111,8 @@ int placement_place(struct placement *p, const struct cluster_view *view, const 
  * or -1 (memory). */
 int placement_give_back(struct placement *p, const struct cluster_view *view, uint32_t node, int32_t slots);
 /* Gives back one allocation of a running job preempted this pass: its
- * slots, or a fractional job's share of its GPU (which stays shared for the
- * pass). Returns 0 or -1 (memory). */
+ * slots, or a fractional job's share of its GPU (the GPU's last share gives
+ * the GPU back as a free slot, as the hosts do). Returns 0 or -1 (memory). */
 int placement_give_back_alloc(struct placement *p, const struct cluster_view *view, const struct policy_alloc *al);
 /* Whether fractional job can join a shared GPU now (taking no free slot). */
 int placement_can_join(const struct placement *p, const struct cluster_view *view, const struct policy_job *job);

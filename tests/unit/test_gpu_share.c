@@ -318,6 +318,33 @@ static void test_checker_rules(void)
         else
             CHECK(rule && strcmp(rule, cases[c].rule) == 0);
     }
+    /* preempting the GPU's only share frees the GPU within the pass, as the
+     * host does: with it, a 2-GPU job fits the V100 node; without, it does not */
+    struct policy_running run = {.job = {.id = 9, .slots = 1, .user = -1, .team = -1, .reserved_us = -1, .milli = 600},
+                                 .alloc_count = 1};
+    struct policy_alloc held = {0, 1, 600, 1};
+    uint32_t by_end = 0;
+    struct policy_job big = {.id = 4, .slots = 2, .user = -1, .team = -1, .reserved_us = -1};
+    v.running = &run;
+    v.running_by_end = &by_end;
+    v.n_running = 1;
+    v.allocs = &held;
+    v.queued = &big;
+    v.n_queued = 1;
+    h.kinds = POLICY_KINDS_ALL;
+    for (int preempt = 1; preempt >= 0; preempt--) {
+        d.n = d.n_allocs = 0;
+        if (preempt)
+            items[d.n++] = (struct policy_decision){POLICY_PREEMPT, 0, 9, 0, 0, 0};
+        allocs[d.n_allocs] = (struct policy_alloc){0, 2, 0, 0};
+        items[d.n++] = (struct policy_decision){POLICY_START, 0, 4, 0, d.n_allocs++, 1};
+        uint32_t bad;
+        const char *rule = policy_host_check(&h, &v, &d, &bad);
+        if (preempt)
+            CHECK(rule == NULL);
+        else
+            CHECK(rule && strcmp(rule, "over-allocated a node") == 0);
+    }
     policy_host_close(&h);
 }
 
