@@ -221,7 +221,7 @@ static const char *gpu_cluster_hint(enum trace_format f)
         return "--machines with pai_machine_spec.csv, or --nodes and --slots";
     case TRACE_ITP:
         return "--nodes and --slots: the ITP release gives no cluster sizes (ElasticFlow's simulator uses shapes "
-               "such as 16 nodes x 8 GPUs)";
+               "such as 16 nodes x 8 GPUs; traces/README.md sizes each cluster by one rule)";
     default:
         return "--machines with the cluster's cluster_gpu_number.csv (Helios: its largest daily total in 8-GPU "
                "nodes), or --nodes and --slots (Helios and Acme nodes have 8 GPUs)";
