@@ -348,9 +348,41 @@ static void test_checker_rules(void)
     policy_host_close(&h);
 }
 
+/* The native format carries both fields through a write and a read. */
+static void test_jsonl_round_trip(void)
+{
+    struct workload w, back;
+    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":250,"
+                            "\"gpu_model\":\"V100M16|V100M32\"}\n"
+                            "{\"id\":2,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":1000}\n"
+                            "{\"id\":3,\"submit_s\":2,\"runtime_s\":10,\"gpus\":4,\"gpu_model\":\"T4\"}\n"),
+              0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct err e;
+    err_clear(&e);
+    CHECK_INT(jsonl_write(NULL, f, &w, &e), 0);
+    fclose(f);
+    CHECK(strstr(buf, "{\"id\":1,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":250,"
+                      "\"gpu_model\":\"V100M16|V100M32\"}\n") != NULL);
+    CHECK(strstr(buf, "{\"id\":2,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1}\n") != NULL); /* 1000: a whole GPU */
+    CHECK_INT(read_jobs(&back, buf), 0);
+    CHECK_INT(back.n, 3);
+    for (size_t i = 0; i < back.n && i < w.n; i++) {
+        CHECK_INT(back.jobs[i].gpu_milli, w.jobs[i].gpu_milli);
+        const char *a = workload_job_models(&w, &w.jobs[i]), *b = workload_job_models(&back, &back.jobs[i]);
+        CHECK((a == NULL) == (b == NULL) && (!a || strcmp(a, b) == 0));
+    }
+    free(buf);
+    workload_release(&w);
+    workload_release(&back);
+}
+
 void suite_gpu_share(void)
 {
     test_run("gpu share store", test_gpu_share_store);
+    test_run("gpu share jsonl round trip", test_jsonl_round_trip);
     test_run("gpu share checker rules", test_checker_rules);
     test_run("gpu model constraint waits for its model", test_constraint_waits_for_its_model);
     test_run("gpu fractions share a gpu", test_fractions_share_a_gpu);
