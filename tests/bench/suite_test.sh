@@ -112,6 +112,24 @@ printf 'policies: [fcfs]\nworkloads:\n  - {trace: %s, nodes: 2, slots: 8, machin
 expect_exit 2 "machines with nodes" "$FLEETSIM" bench "$TMP/both.yaml"
 if grep -q "both.yaml:3:.*: error: 'machines' sets the cluster: drop 'nodes' and 'slots'" "$TMP/err"; then pass
 else fail "machines with nodes message: $(cat "$TMP/err")"; fi
+# the shipped one: wagap-2013.swf.gz has no header; its wagap-2013.swf.machines
+# (20 x 80 + 48 x 12 = 2,176 slots) is the cluster, as when named in the suite
+wagap=${FLEETSIM_SHARED_TRACES:-../shared/traces}/wagap-2013.swf.gz
+if [ -r "$wagap" ]; then
+  printf 'policies: [fcfs+easy]\nworkloads:\n  - {name: w, trace: %s, jobs: 3000}\n' "$wagap" >"$TMP/wagap.yaml"
+  printf 'policies: [fcfs+easy]\nworkloads:\n  - {name: w, trace: %s, jobs: 3000, machines: %s}\n' "$wagap" \
+    "${wagap%.gz}.machines" >"$TMP/wagap-named.yaml"
+  "$FLEETSIM" bench -q --json "$TMP/wagap.yaml" >"$TMP/wagap.json" 2>"$TMP/err" || fail "wagap beside its .machines: $(cat "$TMP/err")"
+  "$FLEETSIM" bench -q --json "$TMP/wagap-named.yaml" >"$TMP/wagap-named.json" 2>&1
+  if python3 - "$TMP/wagap.json" "$TMP/wagap-named.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["cells"] for p in sys.argv[1:3])
+assert a == b and a[0]["status"] == "ok" and a[0]["jobs"] == 3000, (a, b)
+PY
+  then pass; else fail "wagap's .machines not read by itself"; fi
+else
+  skip "wagap-2013.swf.gz not in ../shared/traces"
+fi
 # an openb pod list finds its node list beside it; without it, no size
 cat >"$TMP/x_pod_list_t.csv" <<CSV
 name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
