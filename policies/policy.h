@@ -105,7 +105,9 @@ struct policy_alloc {
      * allocation of 1 slot with milli = its share, on GPU `gpu` of the node:
      * one of the node's shared GPUs (joining it), or a GPU index that no
      * shared GPU of the node has, which takes one of its free slots and
-     * makes it shared (later STARTs of the same pass may join it). */
+     * makes it shared (later STARTs of the same pass may join it). A
+     * PREEMPT frees its share for the STARTs after it; when that was its
+     * GPU's last share, the GPU is a free slot again. */
     int32_t milli;
     int32_t gpu;
 };
