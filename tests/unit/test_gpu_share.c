@@ -77,9 +77,42 @@ static const char *const all_specs[] = {"fcfs+easy", "fcfs+conservative+spread",
                                         "srtf",      "fairshare+easy",           "wfp3+easy+first-fit"};
 #define N_ALL_SPECS (sizeof all_specs / sizeof *all_specs)
 
+typedef void (*replay_check)(const char *spec, const struct sim_result *r);
+
+/* Replays w on c under each FCFS spec and runs check on its result. */
+static void each_spec(const struct workload *w, const struct cluster *c, replay_check check)
+{
+    for (size_t k = 0; k < N_SPECS; k++) {
+        struct sim_result r;
+        if (replay(w, c, specs[k], &r) != 0) {
+            CHECK(0);
+            continue;
+        }
+        check(specs[k], &r);
+        sim_result_release(&r);
+    }
+}
+
 static const char nodes_v100_t4[] = "sn,cpu_milli,memory_mib,gpu,model\n"
                                     "n0,64000,262144,2,V100M16\n"
                                     "n1,64000,262144,2,T4\n";
+
+static void check_constraint(const char *spec, const struct sim_result *r)
+{
+    CHECK_INT(r->jobs[0].start_us, 0);
+    if (strstr(spec, "conservative")) {
+        /* its reservations count slots, blind to models (policies/README.md):
+         * the model is honoured, the timing not promised */
+        CHECK(r->jobs[1].start_us >= S(100));
+        CHECK_INT(r->jobs[2].outcome, SIM_JOB_COMPLETED);
+    } else {
+        CHECK_INT(r->jobs[1].start_us, S(100)); /* the T4 GPUs were free all along */
+        /* EASY's shadow counts the V100 slots only: job 3 fits before it */
+        CHECK_INT(r->jobs[2].start_us, strcmp(spec, "fcfs") == 0 ? S(100) : S(2));
+    }
+    CHECK_INT(r->jobs[3].outcome, SIM_JOB_SKIPPED_TOO_BIG);
+    CHECK_INT(r->stats.skipped_too_big, 1);
+}
 
 /* Job 2 may use only V100M16: it waits while the T4 node stands idle, and
  * starts when job 1 frees the V100 node. Job 3, without a constraint,
@@ -95,29 +128,20 @@ static void test_constraint_waits_for_its_model(void)
                             "{\"id\":3,\"submit_s\":2,\"runtime_s\":10,\"gpus\":2}\n"
                             "{\"id\":4,\"submit_s\":3,\"runtime_s\":10,\"gpus\":1,\"gpu_model\":\"H100\"}\n"),
               0);
-    for (size_t k = 0; k < N_SPECS; k++) {
-        struct sim_result r;
-        if (replay(&w, &c, specs[k], &r) != 0) {
-            CHECK(0);
-            continue;
-        }
-        CHECK_INT(r.jobs[0].start_us, 0);
-        if (strstr(specs[k], "conservative")) {
-            /* its reservations count slots, blind to models (policies/README.md):
-             * the model is honoured, the timing not promised */
-            CHECK(r.jobs[1].start_us >= S(100));
-            CHECK_INT(r.jobs[2].outcome, SIM_JOB_COMPLETED);
-        } else {
-            CHECK_INT(r.jobs[1].start_us, S(100)); /* the T4 GPUs were free all along */
-            /* EASY's shadow counts the V100 slots only: job 3 fits before it */
-            CHECK_INT(r.jobs[2].start_us, strcmp(specs[k], "fcfs") == 0 ? S(100) : S(2));
-        }
-        CHECK_INT(r.jobs[3].outcome, SIM_JOB_SKIPPED_TOO_BIG);
-        CHECK_INT(r.stats.skipped_too_big, 1);
-        sim_result_release(&r);
-    }
+    each_spec(&w, &c, check_constraint);
     workload_release(&w);
     cluster_release(&c);
+}
+
+static void check_fractions(const char *spec, const struct sim_result *r)
+{
+    CHECK_INT(r->jobs[0].start_us, 0);
+    CHECK_INT(r->jobs[1].start_us, 0); /* the same GPU, 500 + 500 milli */
+    CHECK(r->jobs[2].start_us >= S(100)); /* a whole GPU: only when both left */
+    CHECK(r->jobs[3].start_us >= S(100)); /* gpu_milli 1000 is a whole GPU */
+    CHECK(r->jobs[2].start_us != r->jobs[3].start_us);
+    /* busy GPU time counts the shares: 0.5 x 100 + 0.5 x 60 + 10 + 10 */
+    CHECK(r->stats.busy_slot_us == 100e6);
 }
 
 /* One node of one GPU: two 500-milli jobs share it at once, and the
@@ -132,23 +156,17 @@ static void test_fractions_share_a_gpu(void)
                             "{\"id\":3,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1}\n"
                             "{\"id\":4,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":1000}\n"),
               0);
-    for (size_t k = 0; k < N_SPECS; k++) {
-        struct sim_result r;
-        if (replay(&w, &c, specs[k], &r) != 0) {
-            CHECK(0);
-            continue;
-        }
-        CHECK_INT(r.jobs[0].start_us, 0);
-        CHECK_INT(r.jobs[1].start_us, 0); /* the same GPU, 500 + 500 milli */
-        CHECK(r.jobs[2].start_us >= S(100)); /* a whole GPU: only when both left */
-        CHECK(r.jobs[3].start_us >= S(100)); /* gpu_milli 1000 is a whole GPU */
-        CHECK(r.jobs[2].start_us != r.jobs[3].start_us);
-        /* busy GPU time counts the shares: 0.5 x 100 + 0.5 x 60 + 10 + 10 */
-        CHECK(r.stats.busy_slot_us == 100e6);
-        sim_result_release(&r);
-    }
+    each_spec(&w, &c, check_fractions);
     workload_release(&w);
     cluster_release(&c);
+}
+
+static void check_never_exceeds(const char *spec, const struct sim_result *r)
+{
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(r->jobs[i].start_us, 0);
+    CHECK(r->jobs[4].start_us >= S(100));
+    CHECK(r->jobs[5].start_us >= S(100));
 }
 
 /* 400-milli jobs: two share a GPU, the third would take it to 1200 and
@@ -166,18 +184,7 @@ static void test_share_never_exceeds_a_gpu(void)
                             "{\"id\":5,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1}\n"
                             "{\"id\":6,\"submit_s\":2,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":700}\n"),
               0);
-    for (size_t k = 0; k < N_SPECS; k++) {
-        struct sim_result r;
-        if (replay(&w, &c, specs[k], &r) != 0) {
-            CHECK(0);
-            continue;
-        }
-        for (int i = 0; i < 4; i++)
-            CHECK_INT(r.jobs[i].start_us, 0);
-        CHECK(r.jobs[4].start_us >= S(100));
-        CHECK(r.jobs[5].start_us >= S(100));
-        sim_result_release(&r);
-    }
+    each_spec(&w, &c, check_never_exceeds);
     workload_release(&w);
     cluster_release(&c);
 }
