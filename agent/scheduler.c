@@ -253,7 +253,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         int32_t state = nd->drained ? POLICY_NODE_DRAINING : usable == 0 ? POLICY_NODE_DOWN : POLICY_NODE_UP;
         int type = nd->n_gpus > 0 ? scheduler_node_type(&s->catalog, inv->gpus[nd->first_gpu].model) : -1;
         s->nodes[i] = (struct policy_node){type < 0 ? unknown_type : type, state, usable, idle, nd->nvlink_domain,
-                                           nd->leaf, nd->pod, 0};
+                                           nd->leaf, nd->pod, 0, 0, 0};
     }
     struct cluster_view view = {.now_us = now_us, .nodes = s->nodes, .n_nodes = nn};
     policy_host_tally_nodes(&view, s->with_free);
@@ -310,7 +310,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
             while (a < na && s->allocs[a].node != node)
                 a++;
             if (a == na)
-                s->allocs[na++] = (struct policy_alloc){node, 0};
+                s->allocs[na++] = (struct policy_alloc){node, 0, 0, 0};
             s->allocs[a].slots++;
         }
         pr->alloc_count = na - pr->alloc_first;

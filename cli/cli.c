@@ -175,3 +175,25 @@ int cli_finish_load(int rc, struct diag_list *diags, const struct err *err, int 
         cli_print_err(err);
     return strstr(err->msg, "cannot read") || strstr(err->msg, "cannot open") ? CLI_IO : CLI_USAGE;
 }
+
+/* The cluster from a machine list; *desc says where it came from. */
+int cli_cluster_from_machines(const char *path, int quiet, struct cluster *c, char *desc, size_t len)
+{
+    struct machine_list m;
+    struct err err;
+    err_clear(&err);
+    int rc = cli_read_machines(path, quiet, &m);
+    if (rc == CLI_OK) {
+        if (machines_build_cluster(&m, c, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_USAGE;
+        } else {
+            char groups[200];
+            machines_describe(&m, groups, sizeof groups);
+            snprintf(desc, len, "%zu nodes, %lld %s (%.120s: %.150s; %zu machines without any left out)", m.n,
+                     (long long)m.total_gpus, m.cpu_slots ? "slots" : "GPUs", path, groups, m.cpu_only);
+        }
+    }
+    machines_release(&m);
+    return rc;
+}

@@ -43,6 +43,9 @@ int cli_open_policy(const char *spec, const char *params, double decide_timeout_
  * diagnostics; returns CLI_OK, CLI_USAGE or CLI_IO. m is initialised here;
  * release it either way. */
 int cli_read_machines(const char *path, int quiet, struct machine_list *m);
+/* The cluster from a machine list (one node per GPU machine, its model as
+ * the node type); desc (len bytes) says where it came from. */
+int cli_cluster_from_machines(const char *path, int quiet, struct cluster *c, char *desc, size_t len);
 /* Loads a scenario, printing its diagnostics; returns CLI_OK, CLI_USAGE or
  * CLI_IO. s must be initialised (release it either way). */
 int cli_load_scenario(const char *path, struct scenario *s, int quiet);

@@ -217,6 +217,36 @@ static int load_scenario_workload(const struct bench_args *a, const struct bench
     return CLI_OK;
 }
 
+/* The cluster a trace workload runs on, never guessed: the suite's nodes
+ * and slots, else its machine list, else one beside the trace (openb's
+ * node list, an SWF log's X.swf.machines) when the header gives no size,
+ * else the header's MaxNodes/MaxProcs. */
+static int bench_cluster(const struct bench_args *a, const struct bench_workload *bw, struct loaded *l)
+{
+    struct err err;
+    err_clear(&err);
+    int64_t nodes = bw->nodes, slots = bw->slots;
+    char sibling[4096], desc[400];
+    const char *machines = bw->machines[0] ? bw->machines : NULL;
+    int sized = l->w.meta.max_nodes > 0 || l->w.meta.max_procs > 0;
+    if (!machines && nodes < 0 && !sized && machines_sibling(bw->trace, sibling, sizeof sibling) == 0)
+        machines = sibling;
+    if (machines)
+        return cli_cluster_from_machines(machines, a->quiet, &l->c, desc, sizeof desc);
+    if (nodes < 0 && (!sized || cluster_shape_from_meta(&l->w.meta, workload_max_slots(&l->w), &nodes, &slots) !=
+                                    CLUSTER_SHAPE_HEADER)) {
+        cli_error("workload '%s': '%s' gives no machine size (no MaxNodes/MaxProcs header, no machine list beside "
+                  "it): set 'nodes' and 'slots', or 'machines'",
+                  bw->name, bw->trace);
+        return CLI_USAGE;
+    }
+    if (cluster_init_homogeneous(&l->c, nodes, slots, &err) != 0) {
+        cli_print_err(&err);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
 /* Loads every workload, or only workload `only` (< n_workloads: a Slurm
  * task needs one). */
 static int load_workloads(const struct bench_args *a, const struct bench_suite *s, struct loaded *ld, size_t only)
@@ -245,18 +275,8 @@ static int load_workloads(const struct bench_args *a, const struct bench_suite *
             return rc;
         if (bw->jobs > 0 && (size_t)bw->jobs < l->w.n)
             l->w.n = (size_t)bw->jobs; /* sorted by submit: a prefix is the trace's start */
-        int64_t nodes = bw->nodes, slots = bw->slots;
-        if (nodes < 0 && cluster_shape_from_meta(&l->w.meta, workload_max_slots(&l->w), &nodes, &slots) ==
-                             CLUSTER_SHAPE_NONE) {
-            cli_error("workload '%s': '%s' gives no machine size: set 'nodes' and 'slots'", bw->name, bw->trace);
-            return CLI_USAGE;
-        }
-        struct err err;
-        err_clear(&err);
-        if (cluster_init_homogeneous(&l->c, nodes, slots, &err) != 0) {
-            cli_print_err(&err);
-            return CLI_USAGE;
-        }
+        if ((rc = bench_cluster(a, bw, l)) != CLI_OK)
+            return rc;
         l->convention = bw->convention;
         l->ready = 1;
     }

@@ -42,7 +42,8 @@ static const char replay_usage[] =
     "      --machines FILE   the cluster from a machine or node list: one node per GPU\n"
     "                        machine (openb node list, Philly machine list, PAI machine\n"
     "                        spec, Helios cluster_gpu_number, Alea .machines). An\n"
-    "                        openb pod list finds its node list by itself\n"
+    "                        openb pod list finds its node list by itself, and an SWF\n"
+    "                        log without a header its X.swf.machines\n"
     "      --format F        trace format (default: auto): auto, swf, jsonl, sacct,\n"
     "                        philly, helios, acme, pai, openb, itp\n"
     "      --jobs-csv FILE   write one row per job (start, end, wait, outcome)\n"
@@ -220,33 +221,11 @@ static const char *gpu_cluster_hint(enum trace_format f)
         return "--machines with pai_machine_spec.csv, or --nodes and --slots";
     case TRACE_ITP:
         return "--nodes and --slots: the ITP release gives no cluster sizes (ElasticFlow's simulator uses shapes "
-               "such as 16 nodes x 8 GPUs)";
+               "such as 16 nodes x 8 GPUs; traces/README.md sizes each cluster by one rule)";
     default:
         return "--machines with the cluster's cluster_gpu_number.csv (Helios: its largest daily total in 8-GPU "
                "nodes), or --nodes and --slots (Helios and Acme nodes have 8 GPUs)";
     }
-}
-
-/* The cluster from a machine list; *desc says where it came from. */
-static int cluster_from_machines(const char *path, int quiet, struct cluster *c, char *desc, size_t len)
-{
-    struct machine_list m;
-    struct err err;
-    err_clear(&err);
-    int rc = cli_read_machines(path, quiet, &m);
-    if (rc == CLI_OK) {
-        if (machines_build_cluster(&m, c, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_USAGE;
-        } else {
-            char groups[200];
-            machines_describe(&m, groups, sizeof groups);
-            snprintf(desc, len, "%zu nodes, %lld %s (%.120s: %.150s; %zu machines without any left out)", m.n,
-                     (long long)m.total_gpus, m.cpu_slots ? "slots" : "GPUs", path, groups, m.cpu_only);
-        }
-    }
-    machines_release(&m);
-    return rc;
 }
 
 static void describe_cluster(const struct cluster *c, const char *scenario, char *buf, size_t len)
@@ -311,7 +290,10 @@ static int replay_normal(const struct replay_args *a)
     char machines_desc[400] = "";
     char sibling[4096];
     const char *machines = a->machines;
-    if (!machines && !a->scenario && a->nodes < 0 && used == TRACE_OPENB &&
+    /* a machine list beside the trace: openb's node list; Alea's .machines
+     * beside an SWF log that has no header to size the machine */
+    int headerless_swf = used == TRACE_SWF && w.meta.max_nodes < 0 && w.meta.max_procs < 0;
+    if (!machines && !a->scenario && a->nodes < 0 && (used == TRACE_OPENB || headerless_swf) &&
         machines_sibling(a->trace, sibling, sizeof sibling) == 0)
         machines = sibling;
     struct cluster cluster = {0};
@@ -338,7 +320,7 @@ static int replay_normal(const struct replay_args *a)
         nodes = cluster.n_nodes;
         slots = cluster.max_node_slots;
     } else if (machines) {
-        if ((rc = cluster_from_machines(machines, a->quiet, &cluster, machines_desc, sizeof machines_desc)) != CLI_OK)
+        if ((rc = cli_cluster_from_machines(machines, a->quiet, &cluster, machines_desc, sizeof machines_desc)) != CLI_OK)
             goto done;
         nodes = cluster.n_nodes;
         slots = cluster.max_node_slots;

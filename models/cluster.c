@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int cluster_init_homogeneous(struct cluster *c, int64_t n_nodes, int64_t slots_per_node, struct err *err)
 {
@@ -74,7 +75,57 @@ void cluster_release(struct cluster *c)
     if (!c)
         return;
     free(c->nodes);
+    string_table_release(&c->type_names);
     memset(c, 0, sizeof *c);
+}
+
+const char *cluster_type_name(const struct cluster *c, int32_t t)
+{
+    if (c->catalog)
+        return t >= 0 && (size_t)t < c->catalog->n ? c->catalog->types[t].name : NULL;
+    return string_table_get(&c->type_names, t);
+}
+
+int cluster_types_matching(const struct cluster *c, const char *models, uint64_t *mask, struct err *err)
+{
+    int32_t n_types = 0;
+    for (uint32_t i = 0; i < c->n_nodes; i++)
+        if (c->nodes[i].type >= n_types)
+            n_types = c->nodes[i].type + 1;
+    *mask = 0;
+    for (int32_t t = 0; t < n_types; t++) {
+        const char *name = cluster_type_name(c, t);
+        if (!name || !*name)
+            continue;
+        size_t len = strlen(name);
+        for (const char *p = models; *p;) {
+            const char *bar = strchr(p, '|');
+            size_t n = bar ? (size_t)(bar - p) : strlen(p);
+            if (n == len && strncasecmp(p, name, n) == 0) {
+                if (t >= 64)
+                    return err_set(err, NULL, 0, 0,
+                                   "GPU-model constraint '%s' names node type '%s', but constraints reach only the "
+                                   "first 64 node types",
+                                   models, name);
+                *mask |= UINT64_C(1) << t;
+            }
+            p += n + (bar != NULL);
+        }
+    }
+    return 0;
+}
+
+int64_t cluster_slots_of_types(const struct cluster *c, uint64_t mask)
+{
+    if (mask == 0)
+        return c->total_slots;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < c->n_nodes; i++) {
+        int32_t t = c->nodes[i].type;
+        if (t >= 0 && t < 64 && (mask >> t & 1u))
+            sum += c->nodes[i].slots;
+    }
+    return sum;
 }
 
 enum cluster_shape_source cluster_shape_from_meta(const struct workload_meta *meta, int32_t largest_job,

@@ -32,6 +32,9 @@ struct cluster {
     int32_t n_leaves;      /* 0 without a fabric */
     struct fabric_spec fabric;
     const struct node_catalog *catalog; /* borrowed; NULL on a plain cluster */
+    /* Node type names without a catalog (a machine list's GPU models, by
+     * type index); owned. Empty on catalog and homogeneous clusters. */
+    struct string_table type_names;
 };
 
 /* A group of identical nodes to lay out: the initial partitions, then the
@@ -64,5 +67,14 @@ int cluster_init_homogeneous(struct cluster *c, int64_t n_nodes, int64_t slots_p
 int cluster_init_groups(struct cluster *c, const struct cluster_group *groups, size_t n_groups,
                         const struct node_catalog *catalog, const struct fabric_spec *fabric, struct err *err);
 void cluster_release(struct cluster *c);
+/* The name of node type t (the catalog's, else type_names'), or NULL. */
+const char *cluster_type_name(const struct cluster *c, int32_t t);
+/* The node types a GPU-model constraint allows: a '|'-separated list of
+ * names ("V100M16|V100M32"), each matched against cluster_type_name without
+ * regard to case. Bit t of *mask for type t; 0 when no type matches.
+ * Returns 0, or -1 with err set when the cluster has more than 64 types. */
+int cluster_types_matching(const struct cluster *c, const char *models, uint64_t *mask, struct err *err);
+/* Slots on the nodes of the types in mask (0 = every node). */
+int64_t cluster_slots_of_types(const struct cluster *c, uint64_t mask);
 
 #endif

@@ -356,6 +356,7 @@ void policy_host_close(struct policy_host *h)
         keep(h->pl.state);
     free(h->room);
     free(h->room_stamp);
+    free(h->shares);
     free(h->started);
     free(h->preempted);
     memset(h, 0, sizeof *h);
@@ -460,6 +461,60 @@ static int32_t *room_of(struct policy_host *h, const struct cluster_view *v, int
     return &h->room[node];
 }
 
+/* GPU gpu of node as this pass left it: its share in use, and whether it
+ * is a free GPU (not in the view's shared list, or its last share preempted
+ * this pass), from the view on first use. NULL when memory ran out. A pass
+ * touches few shared GPUs: a linear search. */
+static struct policy_host_share *share_of(struct policy_host *h, const struct cluster_view *v, int32_t node,
+                                          int32_t gpu)
+{
+    for (uint32_t i = 0; i < h->n_shares; i++)
+        if (h->shares[i].node == node && h->shares[i].gpu == gpu)
+            return &h->shares[i];
+    if (buffers_grow((void **)&h->shares, &h->cap_shares, h->n_shares + 1, sizeof *h->shares) != 0)
+        return NULL;
+    const struct policy_node *nd = &v->nodes[node];
+    struct policy_host_share s = {node, gpu, 0, 1};
+    for (uint32_t k = 0; v->shared && k < nd->n_shared && nd->shared_first + k < v->n_shared; k++)
+        if (v->shared[nd->shared_first + k].gpu == gpu) {
+            s.used_milli = v->shared[nd->shared_first + k].used_milli;
+            s.free = 0;
+        }
+    h->shares[h->n_shares] = s;
+    return &h->shares[h->n_shares++];
+}
+
+/* The checks of one START's allocation that a job's fraction and GPU-model
+ * constraint add; NULL when it keeps them. A fractional job takes its room
+ * here (a free slot only when it opens a GPU), *sum its one slot. */
+static const char *check_share(struct policy_host *h, const struct cluster_view *v, const struct policy_job *job,
+                               const struct policy_decision *x, const struct policy_alloc *al, int64_t *sum)
+{
+    const struct policy_node *nd = &v->nodes[al->node];
+    if (!policy_job_may_use(job, nd->type))
+        return "placed on a node of a GPU model the job may not use";
+    if (job->milli <= 0)
+        return al->milli != 0 ? "gave a whole-GPU job a share of a GPU" : NULL;
+    if (x->alloc_count != 1 || al->slots != 1 || al->milli != job->milli)
+        return "a fractional job's allocation is not one GPU at its share";
+    if (al->gpu < 0 || al->gpu >= nd->total_slots)
+        return "a fractional job names no GPU of its node";
+    struct policy_host_share *s = share_of(h, v, al->node, al->gpu);
+    if (!s)
+        return "could not be checked: out of memory";
+    if (s->free) {
+        /* it opens a free GPU: a free slot of the node */
+        s->free = 0;
+        if (--*room_of(h, v, al->node) < 0)
+            return "over-allocated a node";
+    }
+    s->used_milli += al->milli;
+    if (s->used_milli > POLICY_MILLI_PER_GPU)
+        return "over-allocated a shared GPU";
+    *sum += 1;
+    return NULL;
+}
+
 /* Marks index in a stamp array; returns 1 when it was marked already. */
 static int mark_once(uint32_t *stamps, uint32_t index, uint32_t stamp)
 {
@@ -478,6 +533,7 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
     if (scratch(h, v) != 0)
         return "could not be checked: out of memory";
     uint32_t stamp = h->check_stamp;
+    h->n_shares = 0;
     /* preemptions first: their slots are free for the starts of the pass */
     for (uint32_t k = 0; k < d->n; k++) {
         const struct policy_decision *x = &d->items[k];
@@ -493,8 +549,22 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
         const struct policy_running *r = &v->running[x->job_index];
         for (uint32_t a = 0; a < r->alloc_count; a++) {
             const struct policy_alloc *al = &v->allocs[r->alloc_first + a];
-            if (al->node >= 0 && (uint32_t)al->node < v->n_nodes && v->nodes[al->node].state == POLICY_NODE_UP)
+            if (al->node < 0 || (uint32_t)al->node >= v->n_nodes || v->nodes[al->node].state != POLICY_NODE_UP)
+                continue;
+            if (al->milli > 0) {
+                /* its share is free for this pass; its GPU's last share
+                 * frees the GPU, as the host does */
+                struct policy_host_share *s = share_of(h, v, al->node, al->gpu);
+                if (!s)
+                    return "could not be checked: out of memory";
+                s->used_milli -= al->milli;
+                if (s->used_milli <= 0 && !s->free) {
+                    s->free = 1;
+                    *room_of(h, v, al->node) += 1;
+                }
+            } else {
                 *room_of(h, v, al->node) += al->slots;
+            }
         }
     }
     for (uint32_t k = 0; k < d->n; k++) {
@@ -524,6 +594,14 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
             if (v->nodes[al->node].state != POLICY_NODE_UP)
                 return v->nodes[al->node].state == POLICY_NODE_DRAINING ? "placed on a draining node"
                                                                          : "placed on a down node";
+            const struct policy_job *job = &v->queued[x->job_index];
+            if (job->milli > 0 || job->type_mask != 0 || al->milli != 0) {
+                const char *broken = check_share(h, v, job, x, al, &sum);
+                if (broken)
+                    return broken;
+                if (job->milli > 0)
+                    continue;
+            }
             int32_t *room = room_of(h, v, al->node);
             *room -= al->slots;
             if (*room < 0)

@@ -51,6 +51,11 @@ enum policy_host_status {
     POLICY_HOST_FAILED = 2  /* the policy crashed, hung or returned an error: it is done */
 };
 
+struct policy_host_share {
+    int32_t node, gpu, used_milli;
+    int32_t free; /* not shared now: its last share was preempted, or the view had it not */
+};
+
 struct policy_host {
     struct policy_plugin pl;  /* ops, state, library */
     char spec[1024];          /* as the user gave it */
@@ -65,6 +70,9 @@ struct policy_host {
     uint32_t *room_stamp, cap_room, cap_room_stamp;
     uint32_t *started, *preempted;
     uint32_t cap_started, cap_preempted;
+    /* the shared GPUs a pass touches: (node, gpu) and the share in use */
+    struct policy_host_share *shares;
+    uint32_t n_shares, cap_shares;
 };
 
 struct policy_host_options {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/gpu_share.h"
 #include "models/policy_host.h"
 #include "models/runtime_model.h"
 #include "sim/pcg32.h"
@@ -97,6 +98,13 @@ struct host {
 
     struct policy_alloc *allocs;
     uint32_t n_allocs, cap_allocs, dead_allocs;
+
+    /* GPU sharing and GPU-model constraints (ABI 2): the shared GPUs, and per
+     * constraint of the workload (job.gpu_models - 1) the node types it
+     * allows and their slots; NULL without constraints. */
+    struct gpu_share share;
+    uint64_t *constraint_mask;
+    int64_t *constraint_slots;
 
     /* contention: leaf uplink capacities; the running jobs that cross
      * leaves (workload indices); leaves whose flows changed since the last
@@ -213,14 +221,14 @@ static void record_busy(struct host *h, const struct job *j, sim_time from, sim_
 {
     if (!h->res->periods)
         return;
-    period_spread(h, from, to, (double)j->slots, offsetof(struct sim_period_stats, busy_slot_us));
+    period_spread(h, from, to, job_gpu_share(j), offsetof(struct sim_period_stats, busy_slot_us));
     size_t team = j->team >= 0 && (size_t)j->team < h->res->n_teams - 1 ? (size_t)j->team : h->res->n_teams - 1;
     const struct sim_options *o = h->opt;
     for (uint32_t p = 0; p < o->n_periods; p++) {
         sim_time a = o->period_start_us + (sim_time)p * o->period_us, b = a + o->period_us;
         sim_time lo = from > a ? from : a, hi = to < b ? to : b;
         if (hi > lo)
-            h->res->team_busy_slot_us[p * h->res->n_teams + team] += (double)j->slots * (double)(hi - lo);
+            h->res->team_busy_slot_us[p * h->res->n_teams + team] += job_gpu_share(j) * (double)(hi - lo);
     }
 }
 
@@ -312,16 +320,18 @@ static void running_remove(struct host *h, uint32_t s)
     for (uint32_t k = 0; k < r->alloc_count; k++) {
         const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
         uint32_t node = (uint32_t)a->node;
-        h->nodes[node].free_slots += a->slots;
+        /* a share frees its slot only when it was the GPU's last */
+        int32_t whole = a->milli > 0 ? gpu_share_give(&h->share, node, a->gpu, a->milli) : a->slots;
+        h->nodes[node].free_slots += whole;
         if (node_takes_jobs(h, node))
-            h->free_slots += a->slots;
+            h->free_slots += whole;
+        h->in_use_slots -= whole;
         free_list_update(h, node);
         const struct node_life *l = &h->life[node];
         if (l->retiring && h->nodes[node].free_slots == h->nodes[node].total_slots)
             node_set(h, node, 0, l->up, 0); /* drained: it leaves */
     }
     h->dead_allocs += r->alloc_count;
-    h->in_use_slots -= r->job.slots;
     if (h->prog[s].span == SPAN_SPINE)
         cross_remove(h, s);
 
@@ -640,8 +650,12 @@ static int enqueue(struct host *h, uint32_t wi)
     sim_time estimate = simulation_estimate(j);
     if (j->limit_us < 0 && h->done_us[wi] > 0)
         estimate = j->runtime_us - (sim_time)h->done_us[wi];
+    /* its GPU-model constraint as node types, and its share of one GPU */
+    uint64_t types = j->gpu_models > 0 && h->constraint_mask ? h->constraint_mask[j->gpu_models - 1] : 0;
+    int32_t milli = j->slots == 1 && j->gpu_milli < POLICY_MILLI_PER_GPU ? j->gpu_milli : 0;
     h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
-                                         (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j)};
+                                         (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j),
+                                         types, milli, 0};
     h->queued_w[pos] = wi;
     h->n_queued++;
     h->queued_slots += j->slots;
@@ -657,7 +671,9 @@ static int on_arrival(struct host *h, uint32_t wi)
     if (j->slots < 1) {
         r->outcome = SIM_JOB_SKIPPED_INVALID;
         h->res->stats.skipped_invalid++;
-    } else if (j->slots > h->c->total_slots) {
+    } else if (j->slots > h->c->total_slots ||
+               (j->gpu_models > 0 && h->constraint_slots && j->slots > h->constraint_slots[j->gpu_models - 1])) {
+        /* too big for the cluster, or for the nodes of its GPU models */
         r->outcome = SIM_JOB_SKIPPED_TOO_BIG;
         h->res->stats.skipped_too_big++;
         int64_t period = period_of(h, engine_now(&h->eng));
@@ -690,8 +706,8 @@ static int on_completion(struct host *h, uint32_t wi)
         h->res->stats.killed_at_limit++;
     else
         h->res->stats.completed++;
-    h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * (double)j->slots;
-    h->attained_us[wi] += (double)(now - p->attempt_start_us) * (double)j->slots;
+    h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * job_gpu_share(j);
+    h->attained_us[wi] += (double)(now - p->attempt_start_us) * job_gpu_share(j);
     record_busy(h, j, p->attempt_start_us, now);
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
@@ -718,15 +734,15 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
         kept = before + floor((done_now - before) / interval_us) * interval_us;
     double lost_work = done_now - kept;
     double lost_wall = p->rate > 0 ? lost_work / p->rate : 0;
-    double ran = (double)(now - p->attempt_start_us) * (double)j->slots;
+    double ran = (double)(now - p->attempt_start_us) * job_gpu_share(j);
     h->done_us[wi] = kept;
     h->attained_us[wi] += ran;
-    h->res->stats.lost_slot_us += lost_wall * (double)j->slots;
+    h->res->stats.lost_slot_us += lost_wall * job_gpu_share(j);
     h->res->stats.busy_slot_us += ran;
     record_busy(h, j, p->attempt_start_us, now);
     int64_t period = period_of(h, now);
     if (period >= 0)
-        h->res->periods[period].lost_slot_us += lost_wall * (double)j->slots;
+        h->res->periods[period].lost_slot_us += lost_wall * job_gpu_share(j);
     if (p->completion)
         engine_cancel(&h->eng, p->completion);
     notify(h, event_kind, &h->running[s].job, now - p->attempt_start_us);
@@ -765,10 +781,10 @@ static void restart_in_place(struct host *h, uint32_t s)
     double left_us = p->rate > 0 ? p->work_left_us / p->rate : 0;
     double restart_us = (double)h->models->service_restart_us[j->team];
     double out_us = restart_us < left_us ? restart_us : left_us;
-    h->res->stats.lost_slot_us += out_us * (double)j->slots;
+    h->res->stats.lost_slot_us += out_us * job_gpu_share(j);
     int64_t period = period_of(h, now);
     if (period >= 0)
-        h->res->periods[period].lost_slot_us += out_us * (double)j->slots;
+        h->res->periods[period].lost_slot_us += out_us * job_gpu_share(j);
     h->res->stats.interruptions++;
     h->res->jobs[wi].interruptions++;
 }
@@ -966,11 +982,17 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     int64_t sum = 0;
     for (uint32_t k = 0; k < d->alloc_count; k++) {
         const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
-        h->nodes[a->node].free_slots -= a->slots;
+        /* a share takes a free slot only when it opens the GPU */
+        int opened = 1;
+        if (a->milli > 0 && gpu_share_take(&h->share, (uint32_t)a->node, a->gpu, a->milli, &opened) != 0)
+            return oom(h);
+        int32_t whole = a->milli > 0 ? opened : a->slots;
+        h->nodes[a->node].free_slots -= whole;
         free_list_update(h, (uint32_t)a->node);
-        sum += a->slots;
+        sum += whole;
     }
     h->free_slots -= sum;
+    h->in_use_slots += sum;
 
     uint32_t old_cap = h->cap_running;
     if (buffers_grow((void **)&h->running, &h->cap_running, h->n_running + 1, sizeof *h->running) != 0)
@@ -1004,7 +1026,6 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     h->n_allocs += d->alloc_count;
     h->running_w[s] = wi;
     h->slot_of_w[wi] = s;
-    h->in_use_slots += q->slots;
     h->queued_slots -= q->slots;
 
     struct progress *p = &h->prog[s];
@@ -1060,6 +1081,7 @@ static int apply_preemptions(struct host *h)
 
 static int run_pass(struct host *h)
 {
+    gpu_share_index(&h->share, h->nodes, h->n_nodes);
     struct cluster_view view = {
         .now_us = engine_now(&h->eng),
         .nodes = h->nodes,
@@ -1076,6 +1098,8 @@ static int run_pass(struct host *h)
         .allocs = h->allocs,
         .type_speed = h->type_speed,
         .n_types = h->n_types,
+        .shared = h->share.gpus,
+        .n_shared = h->share.n,
     };
     if (policy_host_size_decisions(&h->out, &view) != 0)
         return oom(h);
@@ -1246,6 +1270,27 @@ static int host_init_models(struct host *h)
     return 0;
 }
 
+/* Each GPU-model constraint of the workload, resolved against the node
+ * types once: the types it allows and their slots (0 when none matches:
+ * its jobs are too big for this cluster). */
+static int host_init_constraints(struct host *h)
+{
+    size_t n = h->w->gpu_models.n;
+    if (n == 0)
+        return 0;
+    h->constraint_mask = malloc(n * sizeof *h->constraint_mask);
+    h->constraint_slots = malloc(n * sizeof *h->constraint_slots);
+    if (!h->constraint_mask || !h->constraint_slots)
+        return oom(h);
+    for (size_t i = 0; i < n; i++) {
+        if (cluster_types_matching(h->c, h->w->gpu_models.items[i], &h->constraint_mask[i], h->err) != 0)
+            return -1;
+        h->constraint_slots[i] =
+            h->constraint_mask[i] ? cluster_slots_of_types(h->c, h->constraint_mask[i]) : 0;
+    }
+    return 0;
+}
+
 static int host_init(struct host *h)
 {
     const struct cluster *c = h->c;
@@ -1260,7 +1305,7 @@ static int host_init(struct host *h)
     for (uint32_t i = 0; i < c->n_nodes; i++) {
         const struct cluster_node *cn = &c->nodes[i];
         h->nodes[i] = (struct policy_node){cn->type, POLICY_NODE_DOWN, cn->slots, cn->slots,
-                                           cn->nvlink_domain, cn->leaf, cn->pod, 0};
+                                           cn->nvlink_domain, cn->leaf, cn->pod, 0, 0, 0};
         h->with_free_pos[i] = NO_SLOT;
         h->life[i].up = 1;
     }
@@ -1287,7 +1332,7 @@ static int host_init(struct host *h)
     }
     if (h->models && host_init_models(h) != 0)
         return -1;
-    return 0;
+    return host_init_constraints(h);
 }
 
 static void host_release(struct host *h)
@@ -1322,6 +1367,9 @@ static void host_release(struct host *h)
     free(h->cross);
     free(h->out.items);
     free(h->out.allocs);
+    gpu_share_release(&h->share);
+    free(h->constraint_mask);
+    free(h->constraint_slots);
 }
 
 int simulation_run(const struct workload *w, const struct cluster *c, struct policy_host *policy,

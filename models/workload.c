@@ -11,7 +11,7 @@ void workload_init(struct workload *w)
     w->meta.unix_start_s = -1;
 }
 
-static void string_table_release(struct string_table *t)
+void string_table_release(struct string_table *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->items[i]);
@@ -27,6 +27,7 @@ void workload_release(struct workload *w)
     free(w->jobs);
     string_table_release(&w->users);
     string_table_release(&w->teams);
+    string_table_release(&w->gpu_models);
     memset(w, 0, sizeof *w);
 }
 
@@ -142,4 +143,16 @@ double job_bounded_slowdown(sim_time wait_us, sim_time run_us, sim_time bound_us
     double run = (double)(run_us > bound_us ? run_us : bound_us);
     double v = ((double)wait_us + (double)run_us) / run;
     return v > 1.0 ? v : 1.0;
+}
+
+const char *workload_job_models(const struct workload *w, const struct job *j)
+{
+    return j->gpu_models > 0 ? string_table_get(&w->gpu_models, j->gpu_models - 1) : NULL;
+}
+
+double job_gpu_share(const struct job *j)
+{
+    if (j->gpu_milli > 0 && j->gpu_milli < 1000)
+        return (double)j->gpu_milli / 1000.0;
+    return (double)j->slots;
 }

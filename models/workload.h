@@ -35,6 +35,14 @@ struct job {
      * has none. */
     sim_time wait_us;
     int32_t wait_known;
+    /* GPU sharing (openb gpu_milli): 1..999 = this share of one GPU, which
+     * it may share with other fractional jobs (slots is then 1); 0 = whole
+     * GPUs. A zeroed job asks for whole GPUs. */
+    int32_t gpu_milli;
+    /* GPU-model constraint (openb gpu_spec, PAI gpu_type): 1 + an index into
+     * workload.gpu_models, whose text lists the node types it may use
+     * ("V100M16|V100M32"); 0 = any node, so a zeroed job has none. */
+    int32_t gpu_models;
 };
 
 struct string_table {
@@ -57,6 +65,7 @@ struct workload {
     size_t n, cap;
     struct string_table users;
     struct string_table teams;
+    struct string_table gpu_models; /* constraints, as job.gpu_models names them */
     struct workload_meta meta;
 };
 
@@ -72,6 +81,13 @@ int32_t workload_max_slots(const struct workload *w);
 /* Interns s and returns its index, or -1 on allocation failure. */
 int32_t string_table_intern(struct string_table *t, const char *s);
 const char *string_table_get(const struct string_table *t, int32_t index);
+/* Frees the strings and the index; the table is empty again. */
+void string_table_release(struct string_table *t);
+
+/* The job's GPU-model constraint ("V100M16|V100M32"), or NULL for any. */
+const char *workload_job_models(const struct workload *w, const struct job *j);
+/* GPUs the job keeps busy: slots, or its share of one GPU. */
+double job_gpu_share(const struct job *j);
 
 /* Bounded slowdown with the given lower bound on the runtime (10 s in the
  * literature): max(1, (wait + run) / max(run, bound)). */

@@ -68,12 +68,19 @@ static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots
     return 0;
 }
 
+/* The free slots a job would take now: none for a fractional job that can
+ * join a shared GPU (so it delays no reservation, which count whole slots). */
+static int32_t slots_taken(const struct backfill_pass *pass, const struct policy_job *job)
+{
+    return placement_can_join(pass->placement, pass->view, job) ? 0 : job->slots;
+}
+
 /* Starts queued[qi] now; returns 0, 1 if it does not fit, -1 on overflow. */
 static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
 {
     const struct policy_job *job = &pass->view->queued[qi];
-    if (job->slots > *free_now)
-        return 1;
+    if (job->slots > *free_now && job->milli == 0)
+        return 1; /* a fractional job may join a shared GPU: placement tells */
     if (pass->skip_running) {
         /* Slots freed by preemption are beyond what the host sized the
          * allocation buffer for (free slots + queued jobs): start only what
@@ -84,12 +91,14 @@ static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
             return 1;
     }
     uint32_t first, count;
+    int64_t pool_before = placement_pool(pass->placement, pass->view);
     int rc = placement_place(pass->placement, pass->view, job, pass->out, &first, &count);
     if (rc != 0)
         return rc;
     if (emit(pass->out, POLICY_START, qi, job, pass->view->now_us, first, count) != 0)
         return -1;
-    *free_now -= job->slots;
+    /* the free slots it took: a fractional job takes one only when it opens a GPU */
+    *free_now -= job->milli == 0 ? job->slots : pool_before - placement_pool(pass->placement, pass->view);
     if (pass->hooks && pass->hooks->started)
         pass->hooks->started(pass->hooks->ctx, job);
     return remember_start(pass, pass->view->now_us + job_duration(job), job->slots);
@@ -190,15 +199,35 @@ static void shadow_take(struct shadow_walk *w)
         w->b++;
 }
 
-static void easy_shadow(const struct backfill_pass *pass, int64_t free_now, int32_t need,
+/* The slots of running job r on the nodes head may use (its GPU-model
+ * types); a share of a GPU counts as the GPU it frees in the end. */
+static int32_t slots_of_types(const struct cluster_view *v, const struct policy_running *r,
+                              const struct policy_job *head)
+{
+    int32_t n = 0;
+    for (uint32_t a = 0; a < r->alloc_count; a++) {
+        const struct policy_alloc *al = &v->allocs[r->alloc_first + a];
+        if (al->node >= 0 && (uint32_t)al->node < v->n_nodes && policy_job_may_use(head, v->nodes[al->node].type))
+            n += al->slots;
+    }
+    return n;
+}
+
+static void easy_shadow(struct backfill_pass *pass, int64_t free_now, const struct policy_job *head,
                         int64_t *shadow, int64_t *extra)
 {
     struct shadow_walk w = {pass, 0, 0, 0};
-    int64_t avail = free_now, end;
+    int32_t need = head->slots;
+    int64_t end;
     int32_t slots;
+    /* a head held to GPU models waits for slots of those types: what is free
+     * of them, and what the running jobs hold on them */
+    int64_t avail = head->type_mask ? placement_pool_for(pass->placement, pass->view, head) : free_now;
     *shadow = pass->view->now_us;
     /* until the head fits, then every job ending at that same instant */
     while (shadow_next(&w, &end, &slots) && (avail < need || end <= *shadow)) {
+        if (head->type_mask && w.from_running)
+            slots = slots_of_types(pass->view, &pass->view->running[pass->view->running_by_end[w.a]], head);
         avail += slots;
         *shadow = end;
         shadow_take(&w);
@@ -217,23 +246,24 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
 
     const struct policy_job *hj = &v->queued[pass->order[head]];
     int64_t shadow, extra;
-    easy_shadow(pass, free_now, hj->slots, &shadow, &extra);
+    easy_shadow(pass, free_now, hj, &shadow, &extra);
     if (emit(pass->out, POLICY_RESERVE, pass->order[head], hj, shadow, 0, 0) != 0)
         return -1;
 
-    for (uint32_t k = head + 1; k < v->n_queued && free_now > 0; k++) {
+    for (uint32_t k = head + 1; k < v->n_queued && (free_now > 0 || v->n_shared > 0); k++) {
         uint32_t qi = pass->order[k];
         const struct policy_job *job = &v->queued[qi];
-        if (job->slots > free_now || !admitted(pass, qi))
+        int32_t takes = slots_taken(pass, job);
+        if (takes > free_now || !admitted(pass, qi))
             continue;
         int ends_in_time = v->now_us + job_duration(job) <= shadow;
-        if (!ends_in_time && job->slots > extra)
+        if (!ends_in_time && takes > extra)
             continue;
         int rc = start_now(pass, qi, &free_now);
         if (rc < 0)
             return -1;
         if (rc == 0 && !ends_in_time)
-            extra -= job->slots;
+            extra -= takes;
     }
     return 0;
 }
@@ -292,6 +322,12 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
         const struct policy_job *job = &v->queued[qi];
         if (job->slots > v->total_slots || !admitted(pass, qi))
             continue; /* can never run here (the host reports it), or held back */
+        if (slots_taken(pass, job) == 0) {
+            /* joins a shared GPU: takes no slot any reservation counts on */
+            if (start_now(pass, qi, &free_now) < 0)
+                return -1;
+            continue;
+        }
         int64_t dur = job_duration(job);
         int64_t at = profile_earliest(pr, job->slots, dur);
         if (at == INT64_MAX)

@@ -59,6 +59,7 @@ void placement_release(struct placement *p)
     free(p->sorted);
     free(p->group_free);
     free(p->groups);
+    free(p->shares);
     memset(p, 0, sizeof *p);
     p->type_filter = -1;
 }
@@ -78,6 +79,8 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
     p->n_extra = 0;
     p->taken_total = 0;
     p->type_filter = -1;
+    p->job_types = 0;
+    p->n_shares = 0;
     if (view->n_nodes != p->n_nodes) {
         size_t nn = view->n_nodes ? view->n_nodes : 1;
         free(p->taken);
@@ -137,12 +140,29 @@ int32_t placement_free(const struct placement *p, const struct cluster_view *vie
         return 0;
     if (p->type_filter >= 0 && nd->type != p->type_filter)
         return 0;
+    if (p->job_types && !(nd->type >= 0 && nd->type < 64 && (p->job_types >> nd->type & 1u)))
+        return 0;
     return nd->free_slots - p->taken[node];
 }
 
 int64_t placement_pool(const struct placement *p, const struct cluster_view *view)
 {
     return view->free_slots - p->taken_total;
+}
+
+/* The free slots the job being placed may use: the pool, or with a
+ * GPU-model constraint the free slots of its nodes' types. */
+static int64_t job_pool(const struct placement *p, const struct cluster_view *view)
+{
+    if (!p->job_types)
+        return placement_pool(p, view);
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        int32_t f = placement_free(p, view, cand(p, view, k));
+        if (f > 0)
+            sum += f;
+    }
+    return sum;
 }
 
 static void touch(struct placement *p, uint32_t node)
@@ -157,7 +177,7 @@ static int take(struct placement *p, struct policy_decisions *out, uint32_t node
 {
     if (out->n_allocs >= out->cap_allocs)
         return -1;
-    out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)node, slots};
+    out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)node, slots, 0, 0};
     touch(p, node);
     p->taken[node] += slots;
     p->taken_total += slots;
@@ -353,7 +373,7 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
             return 0;
         }
     }
-    if (placement_pool(p, view) < slots)
+    if (job_pool(p, view) < slots)
         return 1;
     if (p->max_slots == 1) {
         /* One-slot nodes (HPC logs as processors): every free node is as good. */
@@ -499,12 +519,13 @@ static int place_gavel(struct placement *p, const struct cluster_view *view, con
     return placement_pack(p, view, job->slots, out, first, count);
 }
 
-int placement_place(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
-                    struct policy_decisions *out, uint32_t *first, uint32_t *count)
+/* The strategy's placement of `slots` whole slots for job. */
+static int place_whole(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                       int32_t slots, struct policy_decisions *out, uint32_t *first, uint32_t *count)
 {
     switch (p->strategy) {
     case PLACEMENT_PACK:
-        return placement_pack(p, view, job->slots, out, first, count);
+        return placement_pack(p, view, slots, out, first, count);
     case PLACEMENT_GAVEL:
         return place_gavel(p, view, job, out, first, count);
     case PLACEMENT_FIRST_FIT:
@@ -514,7 +535,172 @@ int placement_place(struct placement *p, const struct cluster_view *view, const 
     }
     *first = out->n_allocs;
     *count = 0;
-    if (job->slots <= 0 || placement_pool(p, view) < job->slots)
+    if (slots <= 0 || job_pool(p, view) < slots)
         return 1;
-    return place_sorted(p, view, job->slots, out, count);
+    return place_sorted(p, view, slots, out, count);
+}
+
+/* ---- shared GPUs ---- */
+
+/* The pass's record of GPU gpu of node, from the view's share (or 0) on
+ * first use; NULL when memory ran out. */
+static struct placement_share *share_at(struct placement *p, const struct cluster_view *view, int32_t node,
+                                        int32_t gpu)
+{
+    for (uint32_t i = 0; i < p->n_shares; i++)
+        if (p->shares[i].node == node && p->shares[i].gpu == gpu)
+            return &p->shares[i];
+    if (p->n_shares == p->cap_shares) {
+        uint32_t cap = p->cap_shares ? p->cap_shares * 2 : 16;
+        struct placement_share *s = realloc(p->shares, cap * sizeof *s);
+        if (!s)
+            return NULL;
+        p->shares = s;
+        p->cap_shares = cap;
+    }
+    int32_t used = 0;
+    const struct policy_node *nd = &view->nodes[node];
+    for (uint32_t k = 0; view->shared && k < nd->n_shared; k++)
+        if (view->shared[nd->shared_first + k].gpu == gpu)
+            used = view->shared[nd->shared_first + k].used_milli;
+    p->shares[p->n_shares] = (struct placement_share){node, gpu, used};
+    return &p->shares[p->n_shares++];
+}
+
+/* The share in use on a GPU the view lists, as this pass left it. */
+static int32_t share_used(const struct placement *p, const struct policy_shared_gpu *g)
+{
+    for (uint32_t i = 0; i < p->n_shares; i++)
+        if (p->shares[i].node == g->node && p->shares[i].gpu == g->gpu)
+            return p->shares[i].used_milli;
+    return g->used_milli;
+}
+
+static int share_node_ok(const struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                         int32_t node)
+{
+    (void)p;
+    return node >= 0 && (uint32_t)node < view->n_nodes && view->nodes[node].state == POLICY_NODE_UP &&
+           policy_job_may_use(job, view->nodes[node].type);
+}
+
+/* The lowest GPU index that node does not share as this pass left it (a
+ * GPU whose last share was preempted this pass is free again). */
+static int32_t unshared_gpu(const struct placement *p, const struct cluster_view *view, uint32_t node)
+{
+    const struct policy_node *nd = &view->nodes[node];
+    for (int32_t g = 0; g < nd->total_slots; g++) {
+        int taken = 0, seen = 0;
+        for (uint32_t i = 0; i < p->n_shares && !seen; i++)
+            if (p->shares[i].node == (int32_t)node && p->shares[i].gpu == g) {
+                seen = 1;
+                taken = p->shares[i].used_milli > 0;
+            }
+        for (uint32_t k = 0; !seen && view->shared && k < nd->n_shared && !taken; k++)
+            taken = view->shared[nd->shared_first + k].gpu == g;
+        if (!taken)
+            return g;
+    }
+    return -1;
+}
+
+/* The shared GPU that fractional job fills best, as this pass left them:
+ * 1 and its node and GPU, or 0 when none has room. */
+static int find_share(const struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                      int32_t *node, int32_t *gpu)
+{
+    int32_t best_node = -1, best_gpu = -1, best_left = POLICY_MILLI_PER_GPU;
+    /* the view's shared GPUs, then those this pass opened */
+    for (uint32_t k = 0; view->shared && k < view->n_shared; k++) {
+        const struct policy_shared_gpu *g = &view->shared[k];
+        int32_t used = share_used(p, g);
+        int32_t left = POLICY_MILLI_PER_GPU - used - job->milli;
+        if (used > 0 && left >= 0 && left < best_left && share_node_ok(p, view, job, g->node)) {
+            best_node = g->node;
+            best_gpu = g->gpu;
+            best_left = left;
+        }
+    }
+    for (uint32_t i = 0; i < p->n_shares; i++) {
+        const struct placement_share *s = &p->shares[i];
+        int32_t left = POLICY_MILLI_PER_GPU - s->used_milli - job->milli;
+        int better = left < best_left || (left == best_left && (s->node < best_node ||
+                                                                (s->node == best_node && s->gpu < best_gpu)));
+        if (s->used_milli > 0 && left >= 0 && better && share_node_ok(p, view, job, s->node)) {
+            best_node = s->node;
+            best_gpu = s->gpu;
+            best_left = left;
+        }
+    }
+    *node = best_node;
+    *gpu = best_gpu;
+    return best_node >= 0;
+}
+
+int placement_can_join(const struct placement *p, const struct cluster_view *view, const struct policy_job *job)
+{
+    int32_t node, gpu;
+    return job->milli > 0 && find_share(p, view, job, &node, &gpu);
+}
+
+int64_t placement_pool_for(struct placement *p, const struct cluster_view *view, const struct policy_job *job)
+{
+    p->job_types = job->type_mask;
+    int64_t pool = job_pool(p, view);
+    p->job_types = 0;
+    return pool;
+}
+
+static int place_share(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                       struct policy_decisions *out, uint32_t *first, uint32_t *count)
+{
+    *first = out->n_allocs;
+    *count = 0;
+    int32_t best_node, best_gpu;
+    if (!find_share(p, view, job, &best_node, &best_gpu)) {
+        /* open a free GPU where the strategy puts one slot */
+        int rc = place_whole(p, view, job, 1, out, first, count);
+        if (rc != 0)
+            return rc;
+        best_node = out->allocs[*first].node;
+        best_gpu = unshared_gpu(p, view, (uint32_t)best_node);
+        if (best_gpu < 0)
+            return -1; /* a node with a free slot shares every GPU: the view is inconsistent */
+    } else {
+        if (out->n_allocs >= out->cap_allocs)
+            return -1;
+        out->allocs[out->n_allocs++] = (struct policy_alloc){best_node, 1, 0, 0};
+        *count = 1;
+    }
+    struct placement_share *s = share_at(p, view, best_node, best_gpu);
+    if (!s)
+        return -1;
+    s->used_milli += job->milli;
+    out->allocs[*first].milli = job->milli;
+    out->allocs[*first].gpu = best_gpu;
+    return 0;
+}
+
+int placement_give_back_alloc(struct placement *p, const struct cluster_view *view, const struct policy_alloc *al)
+{
+    if (al->milli <= 0)
+        return placement_give_back(p, view, (uint32_t)al->node, al->slots);
+    if (al->node < 0 || (uint32_t)al->node >= view->n_nodes || view->nodes[al->node].state != POLICY_NODE_UP)
+        return 0;
+    struct placement_share *s = share_at(p, view, al->node, al->gpu);
+    if (!s)
+        return -1;
+    s->used_milli -= al->milli;
+    /* the GPU's last share: a free slot again, as the host makes it */
+    return s->used_milli <= 0 ? placement_give_back(p, view, (uint32_t)al->node, 1) : 0;
+}
+
+int placement_place(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                    struct policy_decisions *out, uint32_t *first, uint32_t *count)
+{
+    p->job_types = job->type_mask;
+    int rc = job->milli > 0 ? place_share(p, view, job, out, first, count)
+                            : place_whole(p, view, job, job->slots, out, first, count);
+    p->job_types = 0;
+    return rc;
 }

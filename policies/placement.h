@@ -29,6 +29,14 @@
  * Every strategy is gang-safe: it places all of a job's slots or none (it
  * checks the pooled free slots first and never leaves a partial placement).
  *
+ * GPU-model constraints and fractions (policy.h ABI 2): a job with a
+ * type_mask sees only the nodes of its types, under every strategy (gavel
+ * picks among them). A fractional job (milli > 0) first joins the shared
+ * GPU that it fills best (the least left after it; lowest node, then GPU, on
+ * ties), on an up node of its types, counting what this pass has taken;
+ * else it opens a free GPU: the node is the strategy's choice for one slot,
+ * the GPU the lowest index that the node does not share yet.
+ *
  * Preemption frees slots within a pass: placement_give_back() returns a
  * running job's slots (up nodes only), including on nodes the view lists as
  * full, so the STARTs after a PREEMPT in the same pass can use them.
@@ -77,6 +85,13 @@ struct placement {
     int64_t *group_free; /* per group id (< n_nodes), zero between calls */
     uint32_t *groups;
     unsigned levels;     /* bit per placement_level worth trying on this view */
+    uint64_t job_types;  /* the type_mask of the job being placed; 0 = any node */
+    /* shared GPUs this pass touched (joined, opened, given back): their
+     * share in use as the pass left it */
+    struct placement_share {
+        int32_t node, gpu, used_milli;
+    } *shares;
+    uint32_t n_shares, cap_shares;
 };
 
 void placement_init(struct placement *p);
@@ -95,6 +110,14 @@ int placement_place(struct placement *p, const struct cluster_view *view, const 
 /* Gives back `slots` on node (a running job preempted this pass). Returns 0
  * or -1 (memory). */
 int placement_give_back(struct placement *p, const struct cluster_view *view, uint32_t node, int32_t slots);
+/* Gives back one allocation of a running job preempted this pass: its
+ * slots, or a fractional job's share of its GPU (the GPU's last share gives
+ * the GPU back as a free slot, as the hosts do). Returns 0 or -1 (memory). */
+int placement_give_back_alloc(struct placement *p, const struct cluster_view *view, const struct policy_alloc *al);
+/* Whether fractional job can join a shared GPU now (taking no free slot). */
+int placement_can_join(const struct placement *p, const struct cluster_view *view, const struct policy_job *job);
+/* The free slots this pass on the nodes job may use (its GPU-model types). */
+int64_t placement_pool_for(struct placement *p, const struct cluster_view *view, const struct policy_job *job);
 /* Free slots this pass (view's free, minus taken, plus released), up nodes only. */
 int64_t placement_pool(const struct placement *p, const struct cluster_view *view);
 

@@ -15,7 +15,8 @@
  *    State may cache work (scratch buffers, sorted copies) but must not change
  *    what is decided.
  *  - The host checks every decision (the job is queued, the allocation is on
- *    up nodes, within their free slots, and adds up to the job's request) and
+ *    up nodes of a type the job may use, within their free slots, and adds
+ *    up to the job's request; a fractional job's share fits its GPU) and
  *    refuses the whole pass if one is wrong.
  *  - Times are integer microseconds on the host's clock.
  *
@@ -29,7 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define POLICY_ABI_VERSION 1u
+/* 2: GPU fractions and GPU-model constraints (policy_job.milli and
+ * type_mask, policy_alloc.milli and gpu, policy_node.shared_first and
+ * n_shared, cluster_view.shared). A plugin built against 1 is refused. */
+#define POLICY_ABI_VERSION 2u
 
 enum policy_node_state {
     POLICY_NODE_UP = 0,
@@ -46,7 +50,23 @@ struct policy_node {
     int32_t leaf;          /* fabric leaf switch, -1 when not modelled */
     int32_t pod;           /* group of leaves under one spine block, -1 when not modelled */
     int32_t reserved;
+    /* GPUs shared by fractional jobs: view.shared[shared_first..+n_shared),
+     * by ascending gpu. They are not free_slots, whatever is left on them. */
+    uint32_t shared_first;
+    uint32_t n_shared;
 };
+
+/* A GPU that fractional jobs share (ABI 2). A GPU's used share never
+ * exceeds 1000 milli; when its last job ends it is a free slot again. */
+struct policy_shared_gpu {
+    int32_t node;       /* index into view.nodes */
+    int32_t gpu;        /* its index on the node, 0 .. total_slots - 1 */
+    int32_t used_milli; /* 1 .. 1000 */
+    int32_t reserved;
+};
+
+/* Thousandths of a GPU: a whole GPU. */
+#define POLICY_MILLI_PER_GPU 1000
 
 /* A job as a policy sees it: what the user asked for, never what it will do. */
 struct policy_job {
@@ -67,6 +87,13 @@ struct policy_job {
     int64_t attained_us;
     int32_t preemptions; /* times it was preempted so far */
     int32_t job_class;   /* 0 training, 1 fine-tune, 2 inference (POLICY_JOB_CLASSES) */
+    /* ABI 2. The node types the job may run on (its GPU-model constraint):
+     * bit t for type t; 0 = any node. */
+    uint64_t type_mask;
+    /* 1..999: the job needs this share of one GPU (slots is 1) and may
+     * share that GPU with other fractional jobs; 0: whole GPUs. */
+    int32_t milli;
+    int32_t reserved_pad2;
 };
 
 #define POLICY_JOB_CLASSES 3
@@ -74,6 +101,15 @@ struct policy_job {
 struct policy_alloc {
     int32_t node;  /* index into view.nodes */
     int32_t slots; /* > 0 */
+    /* ABI 2. 0 for whole GPUs (gpu is then ignored). A fractional job has one
+     * allocation of 1 slot with milli = its share, on GPU `gpu` of the node:
+     * one of the node's shared GPUs (joining it), or a GPU index that no
+     * shared GPU of the node has, which takes one of its free slots and
+     * makes it shared (later STARTs of the same pass may join it). A
+     * PREEMPT frees its share for the STARTs after it; when that was its
+     * GPU's last share, the GPU is a free slot again. */
+    int32_t milli;
+    int32_t gpu;
 };
 
 struct policy_running {
@@ -113,7 +149,18 @@ struct cluster_view {
      * host has no node types (every node runs at 1). */
     const double *type_speed;
     uint32_t n_types;
+
+    /* ABI 2: the GPUs fractional jobs share, grouped by node (see
+     * policy_node.shared_first); NULL / 0 when none is shared. */
+    const struct policy_shared_gpu *shared;
+    uint32_t n_shared;
 };
+
+/* Whether a job may run on a node of type t (its GPU-model constraint). */
+static inline int policy_job_may_use(const struct policy_job *j, int32_t t)
+{
+    return j->type_mask == 0 || (t >= 0 && t < 64 && (j->type_mask >> t & 1u));
+}
 
 enum policy_decision_kind {
     POLICY_START = 1,   /* start queued[job_index] on allocs[alloc_first..+alloc_count] */

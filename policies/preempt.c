@@ -155,7 +155,7 @@ int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t q
         pr->taken[vi->running] = 1;
         for (uint32_t a = 0; a < run->alloc_count; a++) {
             const struct policy_alloc *al = &v->allocs[run->alloc_first + a];
-            if (placement_give_back(pass->placement, v, (uint32_t)al->node, al->slots) != 0)
+            if (placement_give_back_alloc(pass->placement, v, al) != 0)
                 return -1;
         }
     }

@@ -383,10 +383,10 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
     out->n_allocs = 0;
     if (view->n_queued == 0)
         return 0;
-    /* Nothing can start on a full machine unless something is preempted;
-     * conservative still has nothing to start, and its reservations are
-     * informational. */
-    if (view->free_slots <= 0 && !q->preempting)
+    /* Nothing can start on a full machine unless something is preempted
+     * or a fractional job joins a shared GPU; conservative still has
+     * nothing to start, and its reservations are informational. */
+    if (view->free_slots <= 0 && view->n_shared == 0 && !q->preempting)
         return 0;
     if (grow_queued(q, view->n_queued) != 0)
         return -1;

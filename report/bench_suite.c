@@ -12,8 +12,8 @@
 static const char *const top_keys[] = {"policies", "workloads"};
 static const char *const policy_keys[] = {"name", "spec", "params", "ordering", "backfill", "placement", "preempt",
                                           "quota"};
-static const char *const workload_keys[] = {"name", "trace", "scenario", "replication", "jobs", "nodes", "slots",
-                                            "convention"};
+static const char *const workload_keys[] = {"name",  "trace", "scenario", "replication", "jobs",
+                                            "nodes", "slots", "machines", "convention"};
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
@@ -240,6 +240,17 @@ static int load_workload(struct reader *r, const yaml_node_t *n, struct bench_wo
     if ((w->nodes > 0) != (w->slots > 0)) {
         reader_error(r, n, "a workload gives 'nodes' and 'slots' together, or neither");
         ok = 0;
+    }
+    const yaml_node_t *machines = reader_get(r, n, "machines");
+    if (machines) {
+        if (scenario || w->nodes > 0) {
+            reader_error(r, machines, "'machines' sets the cluster: drop %s",
+                         scenario ? "it from a scenario workload" : "'nodes' and 'slots'");
+            ok = 0;
+        } else {
+            ok &= scalar(r, machines, "'machines'") &&
+                  copy_whole(r, machines, "'machines'", w->machines, sizeof w->machines);
+        }
     }
     const yaml_node_t *conv = reader_get(r, n, "convention");
     if (conv) {

@@ -15,6 +15,11 @@
  *       jobs: 1000                 # optional: only the first N jobs
  *       nodes: 16                  # optional cluster override (with slots)
  *       slots: 8
+ *       machines: nodes.csv        # or the cluster from a machine list
+ *                                  # (traces/machines.h); without either, a
+ *                                  # list beside the trace (openb's node
+ *                                  # list, X.swf.machines), else the trace
+ *                                  # header; never a guess
  *       convention: pyss           # optional: fleetsim (default), pyss, cqsim
  *     - name: quarter
  *       scenario: scenarios/examples/tiny.yaml   # the jobs a scenario generates,
@@ -53,6 +58,7 @@ struct bench_workload {
     int64_t jobs;  /* -1: all */
     int64_t nodes; /* -1: from the trace header */
     int64_t slots;
+    char machines[BENCH_PATH_MAX];  /* a machine list for the cluster, or "" */
     enum sim_convention convention; /* the replay's order at one instant */
 };
 

@@ -343,12 +343,13 @@ int gpufmt_push(struct gpufmt *g, const struct job *j, double submit_abs_s, long
 static void gpufmt_report_notes(struct gpufmt *g)
 {
     static const char *const what[GPUFMT_NOTES] = {
-        "ask for a fraction of a GPU: each replays on whole GPUs (shared GPUs are not modelled)",
-        "are constrained to GPU models: not modelled, they may run on any node",
+        "ask for a fraction of one GPU: each shares a GPU with other fractional jobs (gpu_milli)",
+        "are constrained to GPU models: each runs only on nodes of those models (gpu_model)",
+        "ask for fractions of several GPUs: each replays on whole GPUs",
         "ran in more than one attempt: each replays as one run, its attempts' run times summed",
         "ran attempts on different GPU counts: each replays on its last attempt's count",
     };
-    static const char *const unit[GPUFMT_NOTES] = {"jobs", "jobs", "jobs", "jobs"};
+    static const char *const unit[GPUFMT_NOTES] = {"jobs", "jobs", "jobs", "jobs", "jobs"};
     for (int k = 0; k < GPUFMT_NOTES; k++) {
         if (!g->noted[k])
             continue;

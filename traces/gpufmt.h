@@ -57,10 +57,12 @@ int gpufmt_datetime(const char *p, size_t n, int64_t *out);
  * date and time. 1 and *out_s, 0 when empty, -1 when neither. */
 int gpufmt_time(const char *p, size_t n, double *out_s);
 
-/* Notes on what cannot be mapped into the workload, reported once each. */
+/* Notes on what cannot be mapped into the workload, or is mapped but
+ * changes how a job replays, reported once each. */
 enum gpufmt_note {
-    GPUFMT_NOTE_FRACTION,   /* a fraction of a GPU (shared GPU) */
-    GPUFMT_NOTE_CONSTRAINT, /* a GPU-model constraint */
+    GPUFMT_NOTE_FRACTION,   /* a fraction of one GPU: mapped (job.gpu_milli), told once */
+    GPUFMT_NOTE_CONSTRAINT, /* a GPU-model constraint: mapped (job.gpu_models), told once */
+    GPUFMT_NOTE_FRACTION_MULTI, /* fractions of several GPUs: whole GPUs */
     GPUFMT_NOTE_ATTEMPTS,   /* more than one attempt */
     GPUFMT_NOTE_GPU_CHANGE, /* attempts on different GPU counts */
     GPUFMT_NOTES

@@ -38,7 +38,7 @@ static void gpustats_group(const struct workload *w, int32_t team, struct gpusta
         rt[g->jobs++] = j->runtime_us;
         rt_sum += (double)j->runtime_us / 1e6;
         g->multi_gpu_jobs += j->slots > 1;
-        g->gpu_hours += (double)j->slots * ((double)j->runtime_us / 3600e6);
+        g->gpu_hours += job_gpu_share(j) * ((double)j->runtime_us / 3600e6); /* a share of a GPU counts as such */
         g->gpus[gpustats_bucket(j->slots)]++;
         if (j->wait_known) {
             wait[g->queue_n++] = j->wait_us;

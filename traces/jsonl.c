@@ -39,6 +39,8 @@ enum jsonl_use {
     JSONL_TEAM,
     JSONL_STATUS,
     JSONL_CLASS,
+    JSONL_GPU_MILLI,
+    JSONL_GPU_MODEL,
     JSONL_START,
     JSONL_IGNORED,
     JSONL_VERSION,
@@ -66,6 +68,8 @@ static const struct jsonl_key jsonl_job_keys[] = {
     {"team", JSONL_STRING, JSONL_TEAM, 0, 0, 0, 0},
     {"status", JSONL_INTEGER, JSONL_STATUS, 0, 0, -1, INT32_MAX},
     {"class", JSONL_STRING, JSONL_CLASS, 0, 0, 0, 0},
+    {"gpu_milli", JSONL_INTEGER, JSONL_GPU_MILLI, 0, 0, 1, 1000},
+    {"gpu_model", JSONL_STRING, JSONL_GPU_MODEL, 0, 0, 0, 0},
     {"start_s", JSONL_NUMBER, JSONL_START, 0, 0, 0, JSONL_MAX_S},
     {"end_s", JSONL_NUMBER, JSONL_IGNORED, 0, 0, 0, JSONL_MAX_S},
     {"exit", JSONL_INTEGER, JSONL_IGNORED, 0, 0, INT32_MIN, INT32_MAX},
@@ -343,6 +347,26 @@ static int jsonl_class(struct jsonl_reader *r, const struct jsonl_line *ln, cons
     return -1;
 }
 
+/* A GPU-model constraint: names separated by '|', none empty. */
+static int jsonl_gpu_model(struct jsonl_reader *r, const struct jsonl_line *ln, const json_t *v, int32_t *out)
+{
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    int ok = n > 0 && s[0] != '|' && s[n - 1] != '|' && !strstr(s, "||") && strlen(s) == n;
+    if (!ok) {
+        long key_col, val_col;
+        jsonl_key_cols(ln, "gpu_model", &key_col, &val_col);
+        char q[TEXTFILE_QUOTE_CAP];
+        textfile_quote(q, sizeof q, s, n);
+        textfile_error(&r->rep, ln->line, val_col,
+                       "key 'gpu_model' is '%s', expected GPU model names separated by '|' (\"V100M16|V100M32\")", q);
+        return -1;
+    }
+    int32_t k = jsonl_intern(r, &r->w->gpu_models, v, ln->line);
+    *out = k < 0 ? 0 : k + 1;
+    return 0;
+}
+
 static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_t *obj)
 {
     json_t *found[JSONL_N_JOB_KEYS];
@@ -385,12 +409,29 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
             if (jsonl_class(r, ln, v, &j.job_class) != 0)
                 return;
             break;
+        case JSONL_GPU_MILLI:
+            j.gpu_milli = (int32_t)json_integer_value(v);
+            break;
+        case JSONL_GPU_MODEL:
+            if (jsonl_gpu_model(r, ln, v, &j.gpu_models) != 0)
+                return;
+            break;
         case JSONL_START:
             start_us = jsonl_us(v);
             break;
         default:
             break;
         }
+    }
+    if (j.gpu_milli == 1000)
+        j.gpu_milli = 0; /* a whole GPU */
+    if (j.gpu_milli > 0 && j.slots != 1) {
+        long key_col, val_col;
+        jsonl_key_cols(ln, "gpu_milli", &key_col, &val_col);
+        textfile_error(&r->rep, ln->line, val_col,
+                       "key 'gpu_milli' is %d with 'gpus' %d: a fraction of a GPU needs 'gpus' 1", (int)j.gpu_milli,
+                       (int)j.slots);
+        return;
     }
     if (start_us >= j.submit_us) { /* the recorded queue time, for trace stats */
         j.wait_us = start_us - j.submit_us;
@@ -556,6 +597,13 @@ static void jsonl_put_job(FILE *f, const struct workload *w, const struct job *j
         fprintf(f, ",\"status\":%" PRId32, j->status);
     if (j->job_class >= 0 && j->job_class < JOB_CLASS_COUNT)
         fprintf(f, ",\"class\":\"%s\"", job_class_name((enum job_class)j->job_class));
+    if (j->gpu_milli > 0 && j->gpu_milli < 1000)
+        fprintf(f, ",\"gpu_milli\":%" PRId32, j->gpu_milli);
+    const char *models = workload_job_models(w, j);
+    if (models) {
+        fputs(",\"gpu_model\":", f);
+        jsonl_put_string(f, models);
+    }
     if (j->wait_known) {
         units_format_seconds(s, sizeof s, j->submit_us + j->wait_us);
         fprintf(f, ",\"start_s\":%s", s);

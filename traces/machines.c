@@ -333,12 +333,20 @@ int machines_build_cluster(const struct machine_list *m, struct cluster *c, stru
     if (!c->nodes)
         return err_set(err, NULL, 0, 0, "out of memory for %zu nodes", m->n);
     for (size_t i = 0; i < m->n; i++) {
-        c->nodes[i] = (struct cluster_node){0, m->gpus[i], (int32_t)i, -1, -1, -1};
+        /* a node's type is its model, so GPU-model constraints find it;
+         * nodes of unknown model get a type without a name */
+        int32_t type = m->model[i] >= 0 ? m->model[i] : (int32_t)m->models.n;
+        c->nodes[i] = (struct cluster_node){type, m->gpus[i], (int32_t)i, -1, -1, -1};
         c->total_slots += m->gpus[i];
         if (m->gpus[i] > c->max_node_slots)
             c->max_node_slots = m->gpus[i];
     }
     c->n_nodes = (uint32_t)m->n;
+    for (size_t t = 0; t < m->models.n; t++)
+        if (string_table_intern(&c->type_names, m->models.items[t]) < 0) {
+            cluster_release(c);
+            return err_set(err, NULL, 0, 0, "out of memory for the machine list's GPU models");
+        }
     return 0;
 }
 
@@ -382,13 +390,26 @@ void machines_describe(const struct machine_list *m, char *buf, size_t cap)
         snprintf(buf + o, cap - o, ", ...");
 }
 
+/* Alea's companion of an SWF log: X.swf or X.swf.gz -> X.swf.machines. */
+static int machines_swf_sibling(const char *trace_path, char *buf, size_t cap)
+{
+    size_t n = strlen(trace_path);
+    if (n > 3 && strcmp(trace_path + n - 3, ".gz") == 0)
+        n -= 3;
+    if (n < 4 || strncmp(trace_path + n - 4, ".swf", 4) != 0 || n + sizeof ".machines" > cap)
+        return -1;
+    memcpy(buf, trace_path, n);
+    strcpy(buf + n, ".machines");
+    return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
 int machines_sibling(const char *trace_path, char *buf, size_t cap)
 {
     const char *base = strrchr(trace_path, '/');
     base = base ? base + 1 : trace_path;
     const char *hit = strstr(base, "pod_list_");
     if (!hit)
-        return -1;
+        return machines_swf_sibling(trace_path, buf, cap);
     const char *rest = strstr(hit, ".csv");
     if (!rest)
         return -1;

@@ -13,8 +13,10 @@
  *
  * Columns are found by name. Machines with 0 GPUs (CPU-only) are counted and
  * left out of the cluster. A node's model (openb model, PAI gpu_type,
- * Philly's memory per GPU) is kept for the description only: placement does
- * not tell models apart (see traces/README.md). The list owns its arrays.
+ * Philly's memory per GPU, Alea's cluster name) becomes its node type, named
+ * in the cluster's type_names, so that jobs constrained to GPU models
+ * (job.gpu_models) run only on their nodes (see traces/README.md). The list
+ * owns its arrays.
  */
 #ifndef FLEETSIM_TRACES_MACHINES_H
 #define FLEETSIM_TRACES_MACHINES_H
@@ -47,9 +49,11 @@ int machines_read(const char *path, struct machine_list *m, struct diag_list *di
 int machines_build_cluster(const struct machine_list *m, struct cluster *c, struct err *err);
 /* "549 x 8 G2, 387 x 2 T4, ..." (the largest groups first), into buf. */
 void machines_describe(const struct machine_list *m, char *buf, size_t cap);
-/* The node list that ships beside an openb pod list: "pod_list_NAME" ->
- * "node_list_gpu_node" in the file name, when that file can be read.
- * Returns 0 and the path, or -1. */
+/* The machine list that ships beside a trace, when that file can be read:
+ * beside an openb pod list its node list ("pod_list_NAME" ->
+ * "node_list_gpu_node" in the file name); beside an SWF log Alea's
+ * companion (X.swf or X.swf.gz -> X.swf.machines). Returns 0 and the path,
+ * or -1. */
 int machines_sibling(const char *trace_path, char *buf, size_t cap);
 
 #endif

@@ -125,14 +125,21 @@ static void openb_row(struct openb_reader *r, const char *line, size_t len, long
                        del < sched ? "deletion_time is before scheduled_time" : "scheduled_time is before creation_time");
         return;
     }
-    if (milli > 0 && milli < 1000)
-        gpufmt_note(g, GPUFMT_NOTE_FRACTION, lineno, row.p[r->col[O_MILLI]], row.len[r->col[O_MILLI]]);
-    if (!gpufmt_empty(row.p[r->col[O_SPEC]], row.len[r->col[O_SPEC]]))
+    /* gpu_milli is per GPU: a share of one GPU is shared, of several replays whole */
+    int share = milli > 0 && milli < 1000;
+    if (share)
+        gpufmt_note(g, gpus == 1 ? GPUFMT_NOTE_FRACTION : GPUFMT_NOTE_FRACTION_MULTI, lineno,
+                    row.p[r->col[O_MILLI]], row.len[r->col[O_MILLI]]);
+    int32_t models = 0;
+    if (!gpufmt_empty(row.p[r->col[O_SPEC]], row.len[r->col[O_SPEC]])) {
         gpufmt_note(g, GPUFMT_NOTE_CONSTRAINT, lineno, row.p[r->col[O_SPEC]], row.len[r->col[O_SPEC]]);
+        models = gpufmt_intern(g, &g->w->gpu_models, row.p[r->col[O_SPEC]], row.len[r->col[O_SPEC]], lineno) + 1;
+    }
     struct job j = {.id = row_no, .submit_us = llround(create * 1e6), .runtime_us = llround((del - sched) * 1e6),
                     .limit_us = -1, .slots = (int32_t)gpus, .user = -1, .team = -1,
                     .status = openb_status(phase, phase_len), .source_line = lineno, .job_class = -1,
-                    .wait_us = llround((sched - create) * 1e6), .wait_known = 1};
+                    .wait_us = llround((sched - create) * 1e6), .wait_known = 1,
+                    .gpu_milli = share && gpus == 1 ? (int32_t)milli : 0, .gpu_models = models};
     gpufmt_push(g, &j, create, lineno);
 }
 

@@ -24,7 +24,8 @@ struct pai_job {
     double start_s;
     int has_start, tasks;
     long constraint_line;
-    char constraint[16];
+    char constraint[16];  /* quoted, for the note */
+    char gpu_type[32];    /* as in the task table, for the constraint */
 };
 
 struct pai_reader {
@@ -216,6 +217,9 @@ static void pai_task_row(struct pai_reader *r, size_t n_jobs, const char *line, 
         !j->constraint_line) {
         j->constraint_line = lineno;
         textfile_quote(j->constraint, sizeof j->constraint, type, type_len < 12 ? type_len : 12);
+        size_t keep = type_len < sizeof j->gpu_type - 1 ? type_len : sizeof j->gpu_type - 1;
+        memcpy(j->gpu_type, type, keep);
+        j->gpu_type[keep] = '\0';
     }
 }
 
@@ -282,14 +286,25 @@ static void pai_join(struct pai_reader *r, size_t n_jobs)
             textfile_error(&g->rep, line, 0, "job '%s' plans %.0f GPUs, more than 1000000", g->ids.items[k], whole);
             continue;
         }
-        if (pj->fractional || whole - gpus > 1e-9)
+        /* less than one GPU in all: a share of one GPU; fractions of more
+         * than one replay on whole GPUs */
+        int32_t milli = whole == 1 && gpus < 1 - 1e-9 ? (int32_t)llround(gpus * 1000) : 0;
+        if (milli < 0 || milli >= 1000)
+            milli = 0;
+        if (milli > 0)
             gpufmt_note(g, GPUFMT_NOTE_FRACTION, line, NULL, 0);
-        if (pj->constraint_line)
+        else if (pj->fractional || whole - gpus > 1e-9)
+            gpufmt_note(g, GPUFMT_NOTE_FRACTION_MULTI, line, NULL, 0);
+        int32_t models = 0;
+        if (pj->constraint_line) {
             gpufmt_note(g, GPUFMT_NOTE_CONSTRAINT, line, pj->constraint, strlen(pj->constraint));
+            models = gpufmt_intern(g, &g->w->gpu_models, pj->gpu_type, strlen(pj->gpu_type), line) + 1;
+        }
         struct job j = {.id = (int64_t)k + 1, .submit_us = llround(pj->submit_s * 1e6),
                         .runtime_us = llround(run * 1e6), .limit_us = -1, .slots = (int32_t)whole, .user = pj->user,
                         .team = -1, .status = pj->status, .source_line = line, .job_class = -1,
-                        .wait_us = llround((start - pj->submit_s) * 1e6), .wait_known = 1};
+                        .wait_us = llround((start - pj->submit_s) * 1e6), .wait_known = 1,
+                        .gpu_milli = milli, .gpu_models = models};
         gpufmt_push(g, &j, pj->submit_s, line);
     }
 }

@@ -374,6 +374,9 @@ static int synth_base(const struct workload_spec *spec, sim_time start_us, sim_t
                 continue;
             j.user = synth_remap(&w->users, &base.users, j.user, &oom);
             j.team = synth_remap(&w->teams, &base.teams, j.team, &oom);
+            /* gpu_models is 1 + an index, 0 for none */
+            if (j.gpu_models > 0)
+                j.gpu_models = synth_remap(&w->gpu_models, &base.gpu_models, j.gpu_models - 1, &oom) + 1;
             double f = g == 0 ? 1 : synth_growth(g, (double)j.submit_us / 1e6);
             if (g != 0 && f < 1 && pcg32_unit(&rng) >= f)
                 continue; /* shrinking: kept with probability f */

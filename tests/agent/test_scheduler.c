@@ -126,7 +126,7 @@ static int bad_decide(void *st, const struct cluster_view *v, struct policy_deci
 {
     (void)st;
     out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, 0, 0, 1};
-    out->allocs[0] = (struct policy_alloc){99, v->queued[0].slots};
+    out->allocs[0] = (struct policy_alloc){99, v->queued[0].slots, 0, 0};
     out->n = 1;
     out->n_allocs = 1;
     return 0;
@@ -140,8 +140,8 @@ static int span_decide(void *st, const struct cluster_view *v, struct policy_dec
     (void)st;
     int32_t half = v->queued[0].slots / 2;
     out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, 0, 0, 2};
-    out->allocs[0] = (struct policy_alloc){0, half};
-    out->allocs[1] = (struct policy_alloc){1, v->queued[0].slots - half};
+    out->allocs[0] = (struct policy_alloc){0, half, 0, 0};
+    out->allocs[1] = (struct policy_alloc){1, v->queued[0].slots - half, 0, 0};
     out->n = 1;
     out->n_allocs = 2;
     return 0;
@@ -193,7 +193,7 @@ static void test_contract_violation_refuses_pass(void)
 static int twice_decide(void *st, const struct cluster_view *v, struct policy_decisions *out)
 {
     (void)st;
-    out->allocs[0] = (struct policy_alloc){(int32_t)v->nodes_with_free[0], v->queued[0].slots};
+    out->allocs[0] = (struct policy_alloc){(int32_t)v->nodes_with_free[0], v->queued[0].slots, 0, 0};
     out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, 0, 0, 1};
     out->items[1] = out->items[0];
     out->n = 2;

@@ -113,7 +113,7 @@ static void synthetic_workload_sized(struct workload *w, size_t n, int64_t slots
         double limit = ceil(run * (1.2 + 2 * pcg32_unit(&dur)));
         int size = sizes[pcg32_bounded(&siz, (uint32_t)n_sizes)];
         struct job j = {(int64_t)i + 1, llround(t * 1e6), llround(run * 1e6), llround(limit * 1e6), size, -1, -1, -1,
-                        0, -1, 0, 0};
+                        0, -1, 0, 0, 0, 0};
         workload_push(w, &j);
     }
 }
@@ -324,7 +324,7 @@ static int bench_decide(const char *spec, int reps)
                              .running = running, .running_by_end = by_end, .allocs = allocs, .queued = queued};
     for (uint32_t i = 0; i < NODES; i++)
         nodes[i] = (struct policy_node){0, POLICY_NODE_UP, GPUS, GPUS, (int32_t)(i / 9 * 9), (int32_t)(i / 32),
-                                        (int32_t)(i / 256), 0};
+                                        (int32_t)(i / 256), 0, 0, 0};
     /* fill 95% of the GPUs with running jobs, node by node */
     uint32_t n_run = 0, n_alloc = 0;
     for (uint32_t i = 0; i < NODES; i++) {
@@ -335,9 +335,9 @@ static int bench_decide(const char *spec, int reps)
             int64_t est = (600 + (int64_t)pcg32_bounded(&r, 86400)) * 1000000;
             running[n_run] = (struct policy_running){
                 {(int64_t)n_run + 1, start - 1000000, est, g, (int32_t)pcg32_bounded(&r, 40), (int32_t)pcg32_bounded(&r, 4),
-                 0, 0, -1, 0, 0, 0},
+                 0, 0, -1, 0, 0, 0, 0, 0, 0},
                 start, start + est, n_alloc, 1};
-            allocs[n_alloc++] = (struct policy_alloc){(int32_t)i, g};
+            allocs[n_alloc++] = (struct policy_alloc){(int32_t)i, g, 0, 0};
             by_end[n_run] = n_run;
             n_run++;
         }
@@ -362,7 +362,7 @@ static int bench_decide(const char *spec, int reps)
                                         (600 + (int64_t)pcg32_bounded(&r, 86400)) * 1000000,
                                         sizes[pcg32_bounded(&r, 9)], (int32_t)pcg32_bounded(&r, 40),
                                         (int32_t)pcg32_bounded(&r, 4), (int32_t)pcg32_bounded(&r, 3), 0, -1,
-                                        pcg32_bounded(&r, 4) == 0 ? (int64_t)pcg32_bounded(&r, 36000) * 1000000 : 0, 0, 0};
+                                        pcg32_bounded(&r, 4) == 0 ? (int64_t)pcg32_bounded(&r, 36000) * 1000000 : 0, 0, 0, 0, 0, 0};
     v.n_queued = QUEUED;
     struct policy_decisions out = {0};
     out.cap = v.n_queued + v.n_running;

@@ -83,4 +83,73 @@ printf 'policies: [fcfs]\nworkloads:\n  - {trace: %s, convention: slurm}\n' "$de
 expect_exit 2 "unknown convention in a suite" "$FLEETSIM" bench "$TMP/badconv.yaml"
 if grep -q "badconv.yaml:3:.*: error: unknown convention 'slurm' (fleetsim, pyss, cqsim)" "$TMP/err"; then pass
 else fail "suite convention message: $(cat "$TMP/err")"; fi
+# the machine size is never guessed: a headerless trace needs the suite's
+# nodes/slots or machines; Alea's X.swf.machines beside an SWF log and an
+# openb node list beside a pod list are read, and give what the same
+# cluster written out in the suite gives
+grep -v '^;' "$demo" >"$TMP/bare.swf"
+printf 'policies: [fcfs+easy]\nworkloads:\n  - {name: bare, trace: %s}\n' "$TMP/bare.swf" >"$TMP/bare.yaml"
+expect_exit 2 "a headerless trace without a size" "$FLEETSIM" bench -q "$TMP/bare.yaml"
+if grep -q "workload 'bare': '$TMP/bare.swf' gives no machine size (no MaxNodes/MaxProcs header, no machine list beside it): set 'nodes' and 'slots', or 'machines'" "$TMP/err"; then pass
+else fail "no-size message: $(cat "$TMP/err")"; fi
+printf '0\tfat\t2\t64\t1\t1000\n1\tthin\t3\t16\t1\t1000\n' >"$TMP/bare.swf.machines"
+printf 'policies: [fcfs+easy, tiresias]\nworkloads:\n  - {name: w, trace: %s}\n' "$TMP/bare.swf" >"$TMP/alea.yaml"
+"$FLEETSIM" bench -q --json "$TMP/alea.yaml" >"$TMP/alea.json" 2>"$TMP/err" || fail "bench with X.swf.machines: $(cat "$TMP/err")"
+printf 'sn,cpu_milli,memory_mib,gpu,model\na,1,1,64,fat\nb,1,1,64,fat\nc,1,1,16,thin\nd,1,1,16,thin\ne,1,1,16,thin\n' >"$TMP/nodes.csv"
+printf 'policies: [fcfs+easy, tiresias]\nworkloads:\n  - {name: w, trace: %s, machines: %s}\n' "$demo" "$TMP/nodes.csv" >"$TMP/listed.yaml"
+"$FLEETSIM" bench -q --json "$TMP/listed.yaml" >"$TMP/listed.json" 2>"$TMP/err" || fail "bench with machines: $(cat "$TMP/err")"
+printf 'policies: [fcfs+easy, tiresias]\nworkloads:\n  - {name: w, trace: %s}\n' "$demo" >"$TMP/header.yaml"
+"$FLEETSIM" bench -q --json "$TMP/header.yaml" >"$TMP/header.json"
+if python3 - "$TMP/alea.json" "$TMP/listed.json" "$TMP/header.json" <<'PY'
+import json, sys
+a, l, h = (json.load(open(p))["cells"] for p in sys.argv[1:4])
+assert all(c["status"] == "ok" for c in a + l), (a, l)
+assert a == l, (a, l)  # 2 x 64 + 3 x 16 slots, from the .machines file or the list
+assert a != h, (a, h)  # not the header's 16 x 8
+PY
+then pass; else fail "X.swf.machines / machines: not the cluster they describe"; fi
+printf 'policies: [fcfs]\nworkloads:\n  - {trace: %s, nodes: 2, slots: 8, machines: %s}\n' "$demo" "$TMP/nodes.csv" >"$TMP/both.yaml"
+expect_exit 2 "machines with nodes" "$FLEETSIM" bench "$TMP/both.yaml"
+if grep -q "both.yaml:3:.*: error: 'machines' sets the cluster: drop 'nodes' and 'slots'" "$TMP/err"; then pass
+else fail "machines with nodes message: $(cat "$TMP/err")"; fi
+# the shipped one: wagap-2013.swf.gz has no header; its wagap-2013.swf.machines
+# (20 x 80 + 48 x 12 = 2,176 slots) is the cluster, as when named in the suite
+wagap=${FLEETSIM_SHARED_TRACES:-../shared/traces}/wagap-2013.swf.gz
+if [ -r "$wagap" ]; then
+  printf 'policies: [fcfs+easy]\nworkloads:\n  - {name: w, trace: %s, jobs: 3000}\n' "$wagap" >"$TMP/wagap.yaml"
+  printf 'policies: [fcfs+easy]\nworkloads:\n  - {name: w, trace: %s, jobs: 3000, machines: %s}\n' "$wagap" \
+    "${wagap%.gz}.machines" >"$TMP/wagap-named.yaml"
+  "$FLEETSIM" bench -q --json "$TMP/wagap.yaml" >"$TMP/wagap.json" 2>"$TMP/err" || fail "wagap beside its .machines: $(cat "$TMP/err")"
+  "$FLEETSIM" bench -q --json "$TMP/wagap-named.yaml" >"$TMP/wagap-named.json" 2>&1
+  if python3 - "$TMP/wagap.json" "$TMP/wagap-named.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["cells"] for p in sys.argv[1:3])
+assert a == b and a[0]["status"] == "ok" and a[0]["jobs"] == 3000, (a, b)
+PY
+  then pass; else fail "wagap's .machines not read by itself"; fi
+else
+  skip "wagap-2013.swf.gz not in ../shared/traces"
+fi
+# an openb pod list finds its node list beside it; without it, no size
+cat >"$TMP/x_pod_list_t.csv" <<CSV
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+p0,1000,1,1,500,,LS,Succeeded,0,100,0
+p1,1000,1,1,500,,LS,Succeeded,0,100,0
+p2,1000,1,1,0,,LS,Succeeded,0,10,0
+p3,1000,1,1,1000,,LS,Succeeded,0,10,0
+CSV
+printf 'policies: [fcfs+easy]\nworkloads:\n  - {name: pods, trace: %s}\n' "$TMP/x_pod_list_t.csv" >"$TMP/pods.yaml"
+expect_exit 2 "a pod list without its node list" "$FLEETSIM" bench -q "$TMP/pods.yaml"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,1,T4\n' >"$TMP/x_node_list_gpu_node.csv"
+"$FLEETSIM" bench -q --json "$TMP/pods.yaml" >"$TMP/pods.json" 2>"$TMP/err" || fail "pod list with its node list: $(cat "$TMP/err")"
+# two 500-milli pods share the one GPU for 100 s, the whole-GPU pods (gpu_milli
+# 0 and 1000) follow: waits 0, 0, 100, 110 s (not 0, 100, 200, 210 in turn),
+# busy 0.5 x 100 x 2 + 10 + 10 = 120 GPU-s over the 120 s makespan
+if python3 - "$TMP/pods.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+assert c["jobs"] == 4 and c["wait_p50_s"] == 50 and abs(c["wait_p95_s"] - 108.5) < 1e-9, c
+assert abs(c["utilization"] - 1.0) < 1e-9, c
+PY
+then pass; else fail "openb node list beside the pod list: $(cat "$TMP/pods.json")"; fi
 finish bench-suite

@@ -51,6 +51,7 @@ struct view_store {
     uint32_t by_end[MAX_RUNNING];
     struct policy_alloc allocs[MAX_ALLOCS];
     struct policy_job queued[MAX_QUEUED];
+    struct policy_shared_gpu shared[MAX_NODES];
     double type_speed[2 * POLICY_JOB_CLASSES];
     struct cluster_view view;
 };
@@ -68,7 +69,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         s->nodes[i] = (struct policy_node){(int32_t)(i % 2), st < 8 ? POLICY_NODE_UP : st == 8 ? POLICY_NODE_DRAINING
                                                                                                  : POLICY_NODE_DOWN,
                                            per_node, per_node, (int32_t)(i / 4 * 4), (int32_t)(i / 8),
-                                           (int32_t)(i / 16), 0};
+                                           (int32_t)(i / 16), 0, 0, 0};
     }
     /* running jobs: on up or draining nodes */
     uint32_t nr = pcg32_bounded(r, MAX_RUNNING / 2);
@@ -85,7 +86,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
                 continue;
             int32_t use = nd->free_slots < want - got ? nd->free_slots : want - got;
             nd->free_slots -= use;
-            s->allocs[na++] = (struct policy_alloc){(int32_t)i, use};
+            s->allocs[na++] = (struct policy_alloc){(int32_t)i, use, 0, 0};
             got += use;
         }
         if (got == 0)
@@ -96,7 +97,7 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         run->job = (struct policy_job){next_id++, start - 1000000, est, got, (int32_t)pcg32_bounded(r, 5) - 1,
                                        (int32_t)pcg32_bounded(r, 4) - 1, (int32_t)pcg32_bounded(r, 3), 0, -1,
                                        (int64_t)pcg32_bounded(r, 20000) * 1000000, (int32_t)pcg32_bounded(r, 5),
-                                       (int32_t)pcg32_bounded(r, 3)};
+                                       (int32_t)pcg32_bounded(r, 3), 0, 0, 0};
         run->start_us = start;
         run->expected_end_us = start + est;
         run->alloc_first = first;
@@ -104,6 +105,38 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         s->by_end[v->n_running] = v->n_running;
         v->n_running++;
     }
+    /* GPU sharing (ABI 2), from a stream of its own so that the draws
+     * above stay what they were: a node in four shares its last GPU among
+     * one or two running fractional jobs */
+    struct pcg32 r2;
+    pcg32_seed(&r2, (uint64_t)now, 77);
+    for (uint32_t i = 0; i < n && v->n_running + 2 <= MAX_RUNNING && na + 2 <= MAX_ALLOCS; i++) {
+        struct policy_node *nd = &s->nodes[i];
+        if (nd->state == POLICY_NODE_DOWN || nd->free_slots == 0 || pcg32_bounded(&r2, 4) != 0)
+            continue;
+        int32_t used = 100 * (1 + (int32_t)pcg32_bounded(&r2, 10));
+        int32_t parts = used >= 200 && pcg32_bounded(&r2, 2) ? 2 : 1;
+        nd->free_slots--;
+        nd->shared_first = v->n_shared;
+        nd->n_shared = 1;
+        s->shared[v->n_shared++] = (struct policy_shared_gpu){(int32_t)i, per_node - 1, used, 0};
+        for (int32_t part = 0; part < parts; part++) {
+            int32_t milli = parts == 1 ? used : part == 0 ? used / 2 : used - used / 2;
+            struct policy_running *run = &s->running[v->n_running];
+            int64_t est = (1 + (int64_t)pcg32_bounded(&r2, 7200)) * 1000000;
+            int64_t start = now - (int64_t)pcg32_bounded(&r2, 7200) * 1000000;
+            run->job = (struct policy_job){next_id++, start - 1000000, est, 1, -1, -1, 0, 0, -1,
+                                           (int64_t)pcg32_bounded(&r2, 20000) * 1000000, 0, 0, 0, milli, 0};
+            run->start_us = start;
+            run->expected_end_us = start + est;
+            run->alloc_first = na;
+            run->alloc_count = 1;
+            s->allocs[na++] = (struct policy_alloc){(int32_t)i, 1, milli, per_node - 1};
+            s->by_end[v->n_running] = v->n_running;
+            v->n_running++;
+        }
+    }
+    v->shared = v->n_shared ? s->shared : NULL;
     policy_host_order_by_end(s->running, v->n_running, s->by_end);
     v->nodes = s->nodes;
     v->n_nodes = n;
@@ -127,7 +160,14 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
                                            (int32_t)pcg32_bounded(r, 5) - 1, (int32_t)pcg32_bounded(r, 4) - 1,
                                            (int32_t)pcg32_bounded(r, 3), 0, reserved,
                                            pcg32_bounded(r, 3) == 0 ? (int64_t)pcg32_bounded(r, 40000) * 1000000 : 0,
-                                           (int32_t)pcg32_bounded(r, 4), (int32_t)pcg32_bounded(r, 3)};
+                                           (int32_t)pcg32_bounded(r, 4), (int32_t)pcg32_bounded(r, 3), 0, 0, 0};
+    }
+    /* queued jobs asking for a share of one GPU, or held to a node type */
+    for (uint32_t k = 0; k < nq; k++) {
+        if (s->queued[k].slots == 1 && pcg32_bounded(&r2, 4) == 0)
+            s->queued[k].milli = 100 * (1 + (int32_t)pcg32_bounded(&r2, 9));
+        if (pcg32_bounded(&r2, 5) == 0)
+            s->queued[k].type_mask = UINT64_C(1) << pcg32_bounded(&r2, 2);
     }
     for (int t = 0; t < 2; t++)
         for (int c = 0; c < POLICY_JOB_CLASSES; c++)
@@ -416,7 +456,7 @@ static const char *check_fair(const struct subject *s, char *why, size_t len)
 /* ---- deliberately broken policies (tests only) ---- */
 
 enum broken_kind { BROKEN_OVERALLOC, BROKEN_DRAINING, BROKEN_NOT_QUEUED, BROKEN_NONDETERMINISTIC, BROKEN_PARTIAL_GANG,
-                   BROKEN_UNFAIR };
+                   BROKEN_UNFAIR, BROKEN_MODEL, BROKEN_SHARE };
 
 struct broken {
     enum broken_kind kind;
@@ -436,7 +476,10 @@ static void broken_destroy(void *state)
     free(state);
 }
 
-/* A plausible greedy policy that breaks exactly one rule. */
+/* A plausible greedy policy that breaks exactly one rule. It leaves jobs
+ * with a share or a GPU-model constraint alone, except BROKEN_MODEL (places
+ * constrained jobs anywhere) and BROKEN_SHARE (piles shares on the first
+ * shared GPU, room or not). */
 static int broken_decide(void *state, const struct cluster_view *v, struct policy_decisions *out)
 {
     struct broken *b = state;
@@ -472,6 +515,17 @@ static int broken_decide(void *state, const struct cluster_view *v, struct polic
         }
         if (b->kind == BROKEN_NONDETERMINISTIC && (b->calls & 1) && k == 0)
             continue;
+        const struct policy_job *job = &v->queued[q];
+        if ((job->type_mask && b->kind != BROKEN_MODEL) || (job->milli && b->kind != BROKEN_SHARE))
+            continue;
+        if (job->milli) {
+            if (!v->n_shared || out->n_allocs >= out->cap_allocs)
+                continue;
+            const struct policy_shared_gpu *g = &v->shared[0];
+            out->allocs[out->n_allocs] = (struct policy_alloc){g->node, 1, job->milli, g->gpu};
+            out->items[out->n++] = (struct policy_decision){POLICY_START, q, job->id, v->now_us, out->n_allocs++, 1};
+            continue;
+        }
         int32_t need = v->queued[q].slots;
         if (b->kind == BROKEN_PARTIAL_GANG && need > 1)
             need -= 1;
@@ -487,7 +541,7 @@ static int broken_decide(void *state, const struct cluster_view *v, struct polic
             int32_t use = left[i] < need ? left[i] : need;
             if (out->n_allocs >= out->cap_allocs)
                 return -1;
-            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)i, use};
+            out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)i, use, 0, 0};
             left[i] -= use;
             need -= use;
         }
@@ -514,6 +568,8 @@ BROKEN_OPS(BROKEN_NOT_QUEUED, "broken-not-queued");
 BROKEN_OPS(BROKEN_NONDETERMINISTIC, "broken-nondeterministic");
 BROKEN_OPS(BROKEN_PARTIAL_GANG, "broken-partial-gang");
 BROKEN_OPS(BROKEN_UNFAIR, "broken-unfair");
+BROKEN_OPS(BROKEN_MODEL, "broken-model");
+BROKEN_OPS(BROKEN_SHARE, "broken-share");
 
 /* ---- running it ---- */
 
@@ -636,6 +692,8 @@ int main(int argc, char **argv)
     expect_caught(&ops_BROKEN_NONDETERMINISTIC, 0, "differently on the same view");
     expect_caught(&ops_BROKEN_PARTIAL_GANG, 0, "part of its slots");
     expect_caught(&ops_BROKEN_UNFAIR, 1, "waited");
+    expect_caught(&ops_BROKEN_MODEL, 0, "GPU model the job may not use");
+    expect_caught(&ops_BROKEN_SHARE, 0, "over-allocated a shared GPU");
     printf("policy: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

@@ -1,4 +1,5 @@
-/* A plugin built for another ABI version: hosts must refuse it, clearly. */
+/* A plugin built for another ABI version: hosts must refuse it, clearly.
+ * plugin_old_abi.c builds this same file as ABI 1. */
 #include <stddef.h>
 
 #include "policies/policy.h"
@@ -17,7 +18,12 @@ static int decide(void *state, const struct cluster_view *v, struct policy_decis
     return 0;
 }
 
-static const struct policy_ops ops = {POLICY_ABI_VERSION + 41, "from-the-future", "wrong ABI on purpose", create,
+#ifndef PLUGIN_ABI
+#define PLUGIN_ABI 42u
+#define PLUGIN_NAME "from-the-future"
+#endif
+
+static const struct policy_ops ops = {PLUGIN_ABI, PLUGIN_NAME, "wrong ABI on purpose", create,
                                       destroy, decide, NULL};
 
 const struct policy_ops *fleetsim_policy_entry(void);

@@ -93,7 +93,7 @@ static int decide(void *state, const struct cluster_view *v, struct policy_decis
         if (node == UINT32_MAX || out->n_allocs >= out->cap_allocs)
             break; /* the head waits, and so does everyone behind it */
         used[node] += j->slots;
-        out->allocs[out->n_allocs] = (struct policy_alloc){(int32_t)node, j->slots};
+        out->allocs[out->n_allocs] = (struct policy_alloc){(int32_t)node, j->slots, 0, 0};
         out->items[out->n++] = (struct policy_decision){POLICY_START, q, j->id, v->now_us, out->n_allocs, 1};
         if (m->mode == MODE_DOUBLE && poisoned(m, v))
             out->items[out->n++] = (struct policy_decision){POLICY_START, q, j->id, v->now_us, out->n_allocs, 1};

@@ -21,8 +21,22 @@ check "replay with the example plugin" "$FLEETSIM" replay -q --policy "$example"
 "$FLEETSIM" replay -q --json --policy "$example" $demo >"$TMP/b.json"
 if cmp -s "$TMP/a.json" "$TMP/b.json"; then pass; else fail "plugin replay is not deterministic"; fi
 expect_exit 2 "plugin with a wrong ABI" "$FLEETSIM" replay -q --policy "$bad_abi" $demo
-if grep -q "has ABI version 42, but this fleetsim needs 1: rebuild it" "$TMP/err"; then pass
+if grep -q "has ABI version 42, but this fleetsim needs 2: rebuild it" "$TMP/err"; then pass
 else fail "ABI mismatch message: $(cat "$TMP/err")"; fi
+expect_exit 2 "plugin built against ABI 1" "$FLEETSIM" replay -q --policy "$BUILD/tests/policy/plugin_old_abi.so" $demo
+if grep -q "has ABI version 1, but this fleetsim needs 2: rebuild it against this fleetsim's policies/policy.h (version 2 added GPU fractions" "$TMP/err"; then pass
+else fail "ABI 1 message: $(cat "$TMP/err")"; fi
+# ABI 2: the example plugin places fractional and GPU-model-constrained jobs
+# the checker accepts (a refused pass would exit 1)
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,V100M16\nn1,1,1,4,T4\n' >"$TMP/nodes.csv"
+cat >"$TMP/shared.jsonl" <<'JSONL'
+{"id":1,"submit_s":0,"runtime_s":100,"gpus":1,"gpu_milli":500}
+{"id":2,"submit_s":0,"runtime_s":100,"gpus":1,"gpu_milli":300,"gpu_model":"V100M16"}
+{"id":3,"submit_s":1,"runtime_s":50,"gpus":2,"gpu_model":"V100M16"}
+{"id":4,"submit_s":2,"runtime_s":10,"gpus":4}
+JSONL
+check "example plugin with shares and models" "$FLEETSIM" replay -q --policy "$example" --machines "$TMP/nodes.csv" "$TMP/shared.jsonl"
+if grep -q "jobs         4 run" "$TMP/out"; then pass; else fail "example plugin shares: $(cat "$TMP/out")"; fi
 expect_exit 3 "missing plugin" "$FLEETSIM" replay -q --policy ./no-such-policy.so $demo
 expect_exit 2 "plugin params twice" "$FLEETSIM" replay -q --policy "$example:x" --policy-params y $demo
 # built-in parameters: by spec, by --policy-params, and errors

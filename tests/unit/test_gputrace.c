@@ -344,19 +344,23 @@ static void test_openb_reads(void)
         CHECK_INT(c.w.jobs[2].status, 0);
         CHECK_INT(c.w.jobs[2].runtime_us, S(900));
         CHECK_INT(c.w.jobs[3].status, 1);
-        CHECK_INT(c.w.jobs[3].slots, 1); /* 460 thousandths replay as a whole GPU */
+        CHECK_INT(c.w.jobs[3].slots, 1);
+        CHECK_INT(c.w.jobs[3].gpu_milli, 460); /* a share of one GPU */
+        CHECK_INT(c.w.jobs[3].gpu_models, 0);
+        CHECK_INT(c.w.jobs[2].gpu_milli, 0);
+        CHECK_STR(workload_job_models(&c.w, &c.w.jobs[2]), "V100M16|V100M32");
         CHECK_INT(c.w.jobs[3].wait_us, S(100));
     }
     CHECK(has_diag(&c.d, "o.csv:5: warning: pod with 0 GPUs (a CPU-only pod): skipped"));
     CHECK(has_diag(&c.d, "o.csv:6: warning: pod never scheduled (Pending): skipped"));
     CHECK(has_diag(&c.d, "o.csv:8: warning: job 'openb-pod-0001' appeared before, at line 3: skipped"));
-    CHECK(has_diag(&c.d, "o.csv:3: warning: 2 jobs ask for a fraction of a GPU: each replays on whole GPUs (shared "
-                         "GPUs are not modelled) (the first here, '460')"));
-    CHECK(has_diag(&c.d, "o.csv:4: warning: 2 jobs are constrained to GPU models: not modelled, they may run on any "
-                         "node (the first here, 'V100M16|V100M32')"));
+    CHECK(has_diag(&c.d, "o.csv:3: warning: 2 jobs ask for a fraction of one GPU: each shares a GPU with other "
+                         "fractional jobs (gpu_milli) (the first here, '460')"));
+    CHECK(has_diag(&c.d, "o.csv:4: warning: 2 jobs are constrained to GPU models: each runs only on nodes of those "
+                         "models (gpu_model) (the first here, 'V100M16|V100M32')"));
     /* the once-per-file notes come first, so a front end that shows only the
      * first warnings still shows them */
-    CHECK(c.d.n >= 2 && strstr(c.d.items[0].msg, "fraction of a GPU") && strstr(c.d.items[1].msg, "GPU models"));
+    CHECK(c.d.n >= 2 && strstr(c.d.items[0].msg, "fraction of one GPU") && strstr(c.d.items[1].msg, "GPU models"));
     reader_case_release(&c);
 }
 
@@ -413,6 +417,10 @@ static void test_pai_join(void)
         CHECK_INT(a->status, 1);
         CHECK_STR(string_table_get(&c.w.users, a->user), "u1");
         CHECK_INT(b->slots, 1);
+        CHECK_INT(b->gpu_milli, 250); /* one task at 25%: a share of one GPU */
+        CHECK_INT(a->gpu_milli, 0);   /* 4.5 GPUs: whole GPUs */
+        CHECK_STR(workload_job_models(&c.w, a), "V100");
+        CHECK(workload_job_models(&c.w, b) == NULL); /* MISC is no constraint */
         CHECK_INT(b->status, 0);
         CHECK_INT(b->runtime_us, S(100));
     }
@@ -422,10 +430,12 @@ static void test_pai_join(void)
     CHECK(has_diag(&c.d, "pai_job_table.csv:6: warning: job 'j1' appeared before, at line 1: skipped"));
     CHECK(has_diag(&c.d, "pai_task_table.csv:6: warning: 1 tasks belong to no job in the job table: ignored (the "
                          "first here, of job 'j9')"));
-    CHECK(has_diag(&c.d, "pai_job_table.csv:1: warning: 2 jobs ask for a fraction of a GPU: each replays on whole "
-                         "GPUs (shared GPUs are not modelled) (the first here)"));
-    CHECK(has_diag(&c.d, "pai_job_table.csv:1: warning: 1 jobs are constrained to GPU models: not modelled, they "
-                         "may run on any node (the first here, 'V100')"));
+    CHECK(has_diag(&c.d, "pai_job_table.csv:2: warning: 1 jobs ask for a fraction of one GPU: each shares a GPU "
+                         "with other fractional jobs (gpu_milli) (the first here)"));
+    CHECK(has_diag(&c.d, "pai_job_table.csv:1: warning: 1 jobs ask for fractions of several GPUs: each replays on "
+                         "whole GPUs (the first here)"));
+    CHECK(has_diag(&c.d, "pai_job_table.csv:1: warning: 1 jobs are constrained to GPU models: each runs only on "
+                         "nodes of those models (gpu_model) (the first here, 'V100')"));
     reader_case_release(&c);
 }
 
@@ -579,6 +589,12 @@ static void test_gpustats(void)
     CHECK_INT(g.all.multi_gpu_jobs, 3);
     /* 1x100 + 8x3600 + 2x3600 + 64x30 GPU-seconds */
     CHECK_NEAR(g.all.gpu_hours, (100.0 + 8 * 3600 + 2 * 3600 + 64 * 30) / 3600, 1e-9);
+    /* a share of one GPU counts as its share: job 1 at 250 milli */
+    c.w.jobs[0].gpu_milli = 250;
+    struct gpustats g2;
+    CHECK_INT(gpustats_compute(&c.w, &g2, &e), 0);
+    CHECK_NEAR(g2.all.gpu_hours, (25.0 + 8 * 3600 + 2 * 3600 + 64 * 30) / 3600, 1e-9);
+    gpustats_release(&g2);
     CHECK_NEAR(g.all.runtime_p50_s, 100, 1e-9);
     CHECK_NEAR(g.all.runtime_p95_s, 3600, 1e-9);
     CHECK_INT(g.all.queue_n, 4);

@@ -172,9 +172,9 @@ static void test_easy_ties_same_pass(void)
 static void test_easy_past_expected_end(void)
 {
     const int64_t s = 1000000;
-    struct policy_node node = {0, POLICY_NODE_UP, 10, 2, -1, -1, -1, 0};
+    struct policy_node node = {0, POLICY_NODE_UP, 10, 2, -1, -1, -1, 0, 0, 0};
     uint32_t with_free[1] = {0};
-    struct policy_alloc held[3] = {{0, 4}, {0, 2}, {0, 2}};
+    struct policy_alloc held[3] = {{0, 4, 0, 0}, {0, 2, 0, 0}, {0, 2, 0, 0}};
     struct policy_running running[3];
     int64_t ends[3] = {50, 100, 300};
     for (int i = 0; i < 3; i++)

@@ -228,7 +228,7 @@ static void test_placement_strategies(void)
     int32_t free_slots[4] = {2, 8, 5, 3};
     uint32_t with_free[4] = {0, 1, 2, 3};
     for (int i = 0; i < 4; i++)
-        nodes[i] = (struct policy_node){i >= 2, POLICY_NODE_UP, 8, free_slots[i], i, i / 2, 0, 0};
+        nodes[i] = (struct policy_node){i >= 2, POLICY_NODE_UP, 8, free_slots[i], i, i / 2, 0, 0, 0, 0};
     double speed[2 * POLICY_JOB_CLASSES] = {1, 1, 1, 2, 2, 2};
     struct cluster_view v = {.nodes = nodes, .n_nodes = 4, .nodes_with_free = with_free, .n_nodes_with_free = 4,
                              .total_slots = 32, .free_slots = 18, .type_speed = speed, .n_types = 2};

@@ -147,7 +147,7 @@ static void greedy_destroy(void *s)
 static int greedy_decide(void *s, const struct cluster_view *v, struct policy_decisions *out)
 {
     out->n = out->n_allocs = 0;
-    out->allocs[0] = (struct policy_alloc){0, v->queued[0].slots};
+    out->allocs[0] = (struct policy_alloc){0, v->queued[0].slots, 0, 0};
     out->n_allocs = 1;
     out->items[0] = (struct policy_decision){POLICY_START, 0, v->queued[0].id, v->now_us, 0, 1};
     out->n = 1;
