@@ -2,8 +2,9 @@
  * own process (tests/bench/run.sh), so peak RSS is that case's.
  *
  *   bench replay TRACE SPEC    load, then replay; times the replay alone
- *   bench synthetic JOBS SPEC [LOAD]  a generated trace on 2,000 nodes x 8
- *                              GPUs at offered load LOAD (default 0.85)
+ *   bench synthetic JOBS SPEC [LOAD [DIURNAL]]  a generated trace on 2,000
+ *                              nodes x 8 GPUs at offered load LOAD (default
+ *                              0.85), its rate following the day by DIURNAL
  *   bench engine EVENTS PENDING  hold model on the engine vs a bare heap loop
  */
 #include <math.h>
@@ -98,10 +99,12 @@ static int bench_replay(const char *path, const char *spec)
 }
 
 /* A GPU-cluster-like workload: Poisson arrivals at `load` offered load
- * (GPU-seconds asked per GPU-second of capacity), log-normal runtimes, sizes
- * drawn from `sizes`. */
+ * (GPU-seconds asked per GPU-second of capacity) on average, log-normal
+ * runtimes, sizes drawn from `sizes`. With `diurnal` > 0 the arrival rate
+ * follows the day, load * (1 + diurnal * sin(2 pi t / 1 d)), so afternoons ask
+ * for more than the cluster has and the queue grows deep. */
 static void synthetic_workload_sized(struct workload *w, size_t n, int64_t slots_total, const int *sizes,
-                                     size_t n_sizes, double median_s, double load)
+                                     size_t n_sizes, double median_s, double load, double diurnal)
 {
     struct pcg32 arr, dur, siz;
     pcg32_stream(&arr, 2024, RNG_ARRIVALS, 0);
@@ -117,7 +120,8 @@ static void synthetic_workload_sized(struct workload *w, size_t n, int64_t slots
     workload_init(w);
     double t = 0;
     for (size_t i = 0; i < n; i++) {
-        t += -log(pcg32_unit_open(&arr)) / rate;
+        double day_factor = diurnal > 0 ? 1 + diurnal * sin(2 * 3.14159265358979323846 * t / 86400.0) : 1;
+        t += -log(pcg32_unit_open(&arr)) / (rate * day_factor);
         double u1 = pcg32_unit_open(&dur), u2 = pcg32_unit(&dur);
         double z = sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2);
         double run = ceil(exp(mu + sigma * z));
@@ -129,24 +133,24 @@ static void synthetic_workload_sized(struct workload *w, size_t n, int64_t slots
     }
 }
 
-static void synthetic_workload(struct workload *w, size_t n, int64_t slots_total, double load)
+static void synthetic_workload(struct workload *w, size_t n, int64_t slots_total, double load, double diurnal)
 {
     static const int sizes[] = {1, 1, 1, 1, 2, 2, 4, 8, 8, 16, 32, 64};
-    synthetic_workload_sized(w, n, slots_total, sizes, sizeof sizes / sizeof *sizes, 3600.0, load);
+    synthetic_workload_sized(w, n, slots_total, sizes, sizeof sizes / sizeof *sizes, 3600.0, load, diurnal);
 }
 
-static int bench_synthetic(size_t n, const char *spec, double load)
+static int bench_synthetic(size_t n, const char *spec, double load, double diurnal)
 {
     struct workload w;
     double t0 = now_s();
-    synthetic_workload(&w, n, 2000 * 8, load);
+    synthetic_workload(&w, n, 2000 * 8, load, diurnal);
     double gen = now_s() - t0;
     struct sim_result res;
     double s;
     if (replay(&w, 2000, 8, spec, &s, &res) != 0)
         return 1;
-    printf("synthetic %-20s %8zu jobs  load %.2f  gen  %6.3f s  replay %6.3f s  %9.0f jobs/s  max queue %u  peak RSS %6.1f MiB\n",
-           spec, n, load, gen, s, (double)n / s, res.stats.max_queue_len, peak_rss_mib());
+    printf("synthetic %-20s %8zu jobs  load %.2f%s  gen  %6.3f s  replay %6.3f s  %9.0f jobs/s  max queue %u  peak RSS %6.1f MiB\n",
+           spec, n, load, diurnal > 0 ? " (daily cycle)" : "", gen, s, (double)n / s, res.stats.max_queue_len, peak_rss_mib());
     sim_result_release(&res);
     workload_release(&w);
     return 0;
@@ -293,7 +297,7 @@ static int bench_fleet(int days)
     size_t n = (size_t)(0.85 * 100000.0 / (mean_size * mean_run) * days * 86400.0);
     struct workload w;
     double t0 = now_s();
-    synthetic_workload_sized(&w, n, 100000, sizes, sizeof sizes / sizeof *sizes, 7200.0, 0.85);
+    synthetic_workload_sized(&w, n, 100000, sizes, sizeof sizes / sizeof *sizes, 7200.0, 0.85, 0);
     double gen = now_s() - t0;
     struct policy_host ph;
     if (policy_host_open(&ph, "fcfs+easy", NULL, &err) != 0)
@@ -439,12 +443,13 @@ int main(int argc, char **argv)
         return bench_decide(argv[2], atoi(argv[3]));
     if (argc == 4 && !strcmp(argv[1], "replay"))
         return bench_replay(argv[2], argv[3]);
-    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "synthetic"))
-        return bench_synthetic((size_t)atol(argv[2]), argv[3], argc == 5 ? atof(argv[4]) : 0.85);
+    if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "synthetic"))
+        return bench_synthetic((size_t)atol(argv[2]), argv[3], argc >= 5 ? atof(argv[4]) : 0.85,
+                               argc == 6 ? atof(argv[5]) : 0);
     if (argc == 3 && !strcmp(argv[1], "fleet"))
         return bench_fleet(atoi(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "engine"))
         return bench_engine((size_t)atol(argv[2]), (size_t)atol(argv[3]));
-    fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC [LOAD] | engine STEPS PENDING | decide SPEC REPS | fleet DAYS\n");
+    fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC [LOAD [DIURNAL]] | engine STEPS PENDING | decide SPEC REPS | fleet DAYS\n");
     return 2;
 }
