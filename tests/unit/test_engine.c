@@ -159,29 +159,38 @@ static int ref_cmp(const void *a, const void *b)
     return ref_before(x, y) ? -1 : ref_before(y, x);
 }
 
+/* Schedules n events at times drawn from [start, start + range) with random
+ * classes, pops them all, and says whether they came out exactly in the
+ * order of the sorted reference. */
+static int random_schedule_pops_sorted(uint64_t seed, int n, sim_time start, uint32_t range)
+{
+    struct engine e;
+    engine_init(&e, 0);
+    struct pcg32 r;
+    pcg32_stream(&r, seed, RNG_TEST, 21);
+    struct ref_event *want = malloc((size_t)n * sizeof *want);
+    for (int i = 0; i < n; i++) {
+        sim_time at = start + (sim_time)pcg32_bounded(&r, range);
+        int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
+        want[i] = (struct ref_event){at, cls, engine_schedule(&e, at, (enum event_class)cls, i, 0, 0), i};
+    }
+    qsort(want, (size_t)n, sizeof *want, ref_cmp);
+    struct event ev;
+    int same = 1, popped = 0;
+    while (engine_pop(&e, &ev)) {
+        same &= popped < n && ev.kind == want[popped].kind && ev.time_us == want[popped].time_us;
+        popped++;
+    }
+    free(want);
+    engine_release(&e);
+    return same && popped == n;
+}
+
 static void test_one_instant(void)
 {
     /* 5,000 events at one instant, classes mixed: by class, and within a
      * class in the order they were scheduled */
-    enum { N = 5000 };
-    struct engine e;
-    engine_init(&e, 0);
-    struct pcg32 r;
-    pcg32_stream(&r, 1, RNG_TEST, 21);
-    static struct ref_event want[N];
-    for (int i = 0; i < N; i++) {
-        int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
-        uint64_t seq = engine_schedule(&e, 100, (enum event_class)cls, i, 0, 0);
-        want[i] = (struct ref_event){100, cls, seq, i};
-    }
-    qsort(want, N, sizeof *want, ref_cmp);
-    struct event ev;
-    int same = 1, n = 0;
-    while (engine_pop(&e, &ev))
-        same &= n < N && ev.kind == want[n++].kind && ev.time_us == 100;
-    CHECK(same);
-    CHECK_INT(n, N);
-    engine_release(&e);
+    CHECK(random_schedule_pops_sorted(1, 5000, 100, 1));
 }
 
 static void test_equal_classes_fifo(void)
@@ -272,28 +281,9 @@ static void test_interleaved_against_reference(void)
 
 static void test_large_random_sorted(void)
 {
-    /* 200,000 events with times drawn from a small range (many ties), then
-     * popped: exactly the sorted reference, event by event */
-    enum { N = 200000 };
-    struct engine e;
-    engine_init(&e, 0);
-    struct pcg32 r;
-    pcg32_stream(&r, 3, RNG_TEST, 23);
-    struct ref_event *want = malloc(N * sizeof *want);
-    for (int i = 0; i < N; i++) {
-        sim_time at = (sim_time)pcg32_bounded(&r, 20000);
-        int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
-        want[i] = (struct ref_event){at, cls, engine_schedule(&e, at, (enum event_class)cls, i, 0, 0), i};
-    }
-    qsort(want, N, sizeof *want, ref_cmp);
-    struct event ev;
-    int same = 1, n = 0;
-    while (engine_pop(&e, &ev))
-        same &= n < N && ev.kind == want[n++].kind;
-    CHECK(same);
-    CHECK_INT(n, N);
-    free(want);
-    engine_release(&e);
+    /* 200,000 events with times drawn from a small range (many ties): exactly
+     * the sorted reference, event by event */
+    CHECK(random_schedule_pops_sorted(3, 200000, 0, 20000));
 }
 
 void suite_engine(void)
