@@ -43,7 +43,9 @@ awk -v a="$wall_1" -v b="$wall_2" 'BEGIN { printf "forecast  -j 1: %.1f s   -j 2
 echo
 echo "(f) forecast: one replication of a year on 16,384 H100 GPUs whose demand grows past capacity"
 echo "    (tests/bench/forecast-16k-52w.yaml; target: under 10 s, cost per quarter roughly flat). Each"
-echo "    quarter's cost is the difference between the 13/26/39/52-week runs of the same scenario."
+echo "    quarter's cost is the difference between the 13/26/39/52-week runs of the same scenario"
+echo "    (the synthesizer draws for the horizon it is given: the shorter runs' jobs are like the year's,"
+echo "    not the same)."
 FORECAST_LIMIT_S=${FORECAST_LIMIT_S:-900}
 tmp=$(mktemp -d) || exit 1
 prev=0
@@ -62,14 +64,16 @@ for weeks in 13 26 39 52; do
   prev=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 done
 if [ -s "$tmp/f52.json" ]; then
-  # jobs still waiting at each quarter's end: submitted minus started so far
+  # the forecast counts, per quarter of submission, the jobs started by the
+  # end of the run: the rest are the backlog the year ends with
   awk '/"jobs_(submitted|started)": \{/ { key = $1; next }
        key != "" && /"mean":/ {
          v = $2; sub(/,$/, "", v)
-         if (key ~ /started/) st += v
-         else { su += v; q++; printf "          quarter %d: %d jobs submitted, %d waiting at its end\n", q, v, su - st }
+         if (key ~ /started/) st = v
+         else { q++; left += v - st; printf "          quarter %d: %d jobs submitted, %d of them not started in the year\n", q, v, v - st }
          key = ""
-       }' "$tmp/f52.json"
+       }
+       END { printf "          backlog at the end of the year: %d jobs\n", left }' "$tmp/f52.json"
 fi
 rm -rf "$tmp"
 echo
