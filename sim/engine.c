@@ -131,7 +131,7 @@ uint64_t engine_schedule(struct engine *e, sim_time time_us, enum event_class cl
 {
     if (time_us < e->now_us || (unsigned)cls >= EVENT_CLASS_COUNT)
         return 0;
-    if (e->n == e->cap) {
+    if (!e->top_taken && e->n == e->cap) {
         size_t cap = e->cap ? e->cap * 2 : 256;
         struct event *heap = realloc(e->heap, cap * sizeof *heap);
         if (!heap)
@@ -140,13 +140,17 @@ uint64_t engine_schedule(struct engine *e, sim_time time_us, enum event_class cl
         e->cap = cap;
     }
     uint64_t seq = e->next_seq++;
-    struct event *ev = &e->heap[e->n];
-    ev->time_us = time_us;
-    ev->order = ((uint64_t)cls << 56) | seq;
-    ev->arg = arg;
-    ev->kind = kind;
-    ev->aux = aux;
-    sift_up(e->heap, e->n++);
+    struct event ev = {time_us, ((uint64_t)cls << 56) | seq, arg, kind, aux};
+    if (e->top_taken) {
+        /* the slot the last pop emptied: one sift-down does the removal and
+         * the insertion together */
+        e->top_taken = 0;
+        e->heap[0] = ev;
+        sift_down(e->heap, e->n, 0);
+    } else {
+        e->heap[e->n] = ev;
+        sift_up(e->heap, e->n++);
+    }
     return seq;
 }
 
@@ -166,9 +170,14 @@ static void heap_remove_top(struct engine *e)
         sift_down(e->heap, e->n, 0);
 }
 
-/* Drops cancelled events sitting at the top. */
+/* Completes the removal a pop deferred (no event was scheduled into its slot),
+ * then drops cancelled events sitting at the top. */
 static void skip_cancelled(struct engine *e)
 {
+    if (e->top_taken) {
+        e->top_taken = 0;
+        heap_remove_top(e);
+    }
     while (e->cancelled.n && e->n &&
            cancel_set_take(&e->cancelled, e->heap[0].order & ((UINT64_C(1) << 56) - 1)))
         heap_remove_top(e);
@@ -187,7 +196,7 @@ sim_time engine_next_time(struct engine *e)
 
 size_t engine_pending(const struct engine *e)
 {
-    return e->n - e->cancelled.n;
+    return e->n - (size_t)e->top_taken - e->cancelled.n;
 }
 
 int engine_pop(struct engine *e, struct event *out)
@@ -196,7 +205,7 @@ int engine_pop(struct engine *e, struct event *out)
     if (!e->n)
         return 0;
     *out = e->heap[0];
-    heap_remove_top(e);
+    e->top_taken = 1; /* removed by the next schedule, peek or pop */
     e->now_us = out->time_us;
     e->events_run++;
     return 1;

@@ -7,8 +7,11 @@ BENCH=$BUILD/tests/fleetsim-bench
 SHARED_TRACES=${FLEETSIM_SHARED_TRACES:-../shared/traces}
 echo "fleetsim bench ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ))"
 echo
-echo "(c) engine: hold model against a bare binary-heap loop in the same run (target: ratio >= 0.5)"
-"$BENCH" engine 10000000
+echo "(c) engine: hold model against a bare binary-heap loop in the same run, at the queue sizes real runs"
+echo "    reach (HPC2N at most 241 pending events, the 1M-job case 1,300) and at 10,000"
+echo "    (targets: >= 20M events/s, issue #12; ratio >= 0.5)"
+"$BENCH" engine 10000000 1000
+"$BENCH" engine 10000000 10000
 echo
 hpc2n=$SHARED_TRACES/HPC2N-2002-2.2-cln.swf.gz
 if [ -r "$hpc2n" ]; then
@@ -20,6 +23,9 @@ fi
 echo
 echo "(b) generated 1,000,000 jobs on 2,000 nodes x 8 GPUs (target: under 10 s and 1 GiB)"
 "$BENCH" synthetic 1000000 fcfs+easy
+echo "    the same at 0.95 offered load, the arrival rate following the day (afternoons ask 1.7x the"
+echo "    cluster), so the queue grows deep (issue #12: time, peak RSS, max queue length)"
+"$BENCH" synthetic 1000000 fcfs+easy 0.95 0.8
 echo
 echo "(d) 100,000 GPUs: 12,500 H100 nodes, rail-optimized fabric (2:1 to the spine), Llama 3 failures,"
 echo "    contention, EASY, generated workload, 90 days (target: under 30 s and 2 GiB)"
@@ -34,6 +40,42 @@ for j in 1 2; do
   eval "wall_$j=\$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }')"
 done
 awk -v a="$wall_1" -v b="$wall_2" 'BEGIN { printf "forecast  -j 1: %.1f s   -j 2: %.1f s   speed-up %.2fx\n", a, b, a / b }'
+echo
+echo "(f) forecast: one replication of a year on 16,384 H100 GPUs whose demand grows past capacity"
+echo "    (tests/bench/forecast-16k-52w.yaml; target: under 10 s, cost per quarter roughly flat). Each"
+echo "    quarter's cost is the difference between the 13/26/39/52-week runs of the same scenario"
+echo "    (the synthesizer draws for the horizon it is given: the shorter runs' jobs are like the year's,"
+echo "    not the same)."
+FORECAST_LIMIT_S=${FORECAST_LIMIT_S:-900}
+tmp=$(mktemp -d) || exit 1
+prev=0
+for weeks in 13 26 39 52; do
+  sed "s/^  length: 52w/  length: ${weeks}w/" tests/bench/forecast-16k-52w.yaml >"$tmp/f$weeks.yaml"
+  t0=$(date +%s.%N)
+  timeout "$FORECAST_LIMIT_S" "$FLEETSIM" forecast -q -j 1 --json "$tmp/f$weeks.yaml" >"$tmp/f$weeks.json"
+  rc=$?
+  t1=$(date +%s.%N)
+  if [ $rc -ne 0 ]; then
+    echo "forecast  $weeks weeks: no result in $FORECAST_LIMIT_S s (exit $rc)"
+    break
+  fi
+  awk -v a="$t0" -v b="$t1" -v w="$weeks" -v p="$prev" \
+    'BEGIN { printf "forecast  %2d weeks: %7.2f s   quarter %d: %7.2f s\n", w, b - a, w / 13, b - a - p }'
+  prev=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+done
+if [ -s "$tmp/f52.json" ]; then
+  # the forecast counts, per quarter of submission, the jobs started by the
+  # end of the run: the rest are the backlog the year ends with
+  awk '/"jobs_(submitted|started)": \{/ { key = $1; next }
+       key != "" && /"mean":/ {
+         v = $2; sub(/,$/, "", v)
+         if (key ~ /started/) st = v
+         else { q++; left += v - st; printf "          quarter %d: %d jobs submitted, %d of them not started in the year\n", q, v, v - st }
+         key = ""
+       }
+       END { printf "          backlog at the end of the year: %d jobs\n", left }' "$tmp/f52.json"
+fi
+rm -rf "$tmp"
 echo
 echo "(d) fleetsim-agent: submit-to-start latency, submissions per second with 1,000 queued jobs"
 sh tests/agent/bench.sh

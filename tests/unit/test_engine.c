@@ -1,4 +1,7 @@
+#include <stdlib.h>
+
 #include "sim/engine.h"
+#include "sim/pcg32.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
 
@@ -115,6 +118,174 @@ static void test_many_random(void)
     engine_release(&e);
 }
 
+/* The reference the queue is checked against: every pending event in an
+ * array, the next one found by a linear scan for the least (time, class,
+ * sequence); simple enough to be right by inspection. */
+struct ref_event {
+    sim_time time_us;
+    int cls;
+    uint64_t seq;
+    int32_t kind;
+};
+
+struct ref_queue {
+    struct ref_event *ev;
+    size_t n;
+};
+
+static int ref_before(const struct ref_event *a, const struct ref_event *b)
+{
+    if (a->time_us != b->time_us)
+        return a->time_us < b->time_us;
+    if (a->cls != b->cls)
+        return a->cls < b->cls;
+    return a->seq < b->seq;
+}
+
+static struct ref_event ref_pop(struct ref_queue *q)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < q->n; i++)
+        if (ref_before(&q->ev[i], &q->ev[best]))
+            best = i;
+    struct ref_event out = q->ev[best];
+    q->ev[best] = q->ev[--q->n];
+    return out;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const struct ref_event *x = a, *y = b;
+    return ref_before(x, y) ? -1 : ref_before(y, x);
+}
+
+/* Schedules n events at times drawn from [start, start + range) with random
+ * classes, pops them all, and says whether they came out exactly in the
+ * order of the sorted reference. */
+static int random_schedule_pops_sorted(uint64_t seed, int n, sim_time start, uint32_t range)
+{
+    struct engine e;
+    engine_init(&e, 0);
+    struct pcg32 r;
+    pcg32_stream(&r, seed, RNG_TEST, 21);
+    struct ref_event *want = malloc((size_t)n * sizeof *want);
+    for (int i = 0; i < n; i++) {
+        sim_time at = start + (sim_time)pcg32_bounded(&r, range);
+        int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
+        want[i] = (struct ref_event){at, cls, engine_schedule(&e, at, (enum event_class)cls, i, 0, 0), i};
+    }
+    qsort(want, (size_t)n, sizeof *want, ref_cmp);
+    struct event ev;
+    int same = 1, popped = 0;
+    while (engine_pop(&e, &ev)) {
+        same &= popped < n && ev.kind == want[popped].kind && ev.time_us == want[popped].time_us;
+        popped++;
+    }
+    free(want);
+    engine_release(&e);
+    return same && popped == n;
+}
+
+static void test_one_instant(void)
+{
+    /* 5,000 events at one instant, classes mixed: by class, and within a
+     * class in the order they were scheduled */
+    CHECK(random_schedule_pops_sorted(1, 5000, 100, 1));
+}
+
+static void test_equal_classes_fifo(void)
+{
+    /* one time, one class: first scheduled, first out, also when pops and
+     * schedules alternate (a pop leaves its slot to the next schedule) */
+    struct engine e;
+    engine_init(&e, 0);
+    for (int i = 0; i < 1000; i++)
+        CHECK(engine_schedule(&e, 7, EVENT_CLASS_COMPLETION, i, 0, 0));
+    struct event ev;
+    int next_in = 1000, next_out = 0, fifo = 1;
+    while (engine_pop(&e, &ev)) {
+        fifo &= ev.kind == next_out++;
+        if (next_in < 3000)
+            engine_schedule(&e, 7, EVENT_CLASS_COMPLETION, next_in++, 0, 0);
+    }
+    CHECK(fifo);
+    CHECK_INT(next_out, 3000);
+    engine_release(&e);
+}
+
+/* Random interleavings of schedules (at the present instant, in bursts at
+ * one future instant, spread out), pops, peeks and cancellations, every pop
+ * checked against the reference. */
+static int interleaved_matches(uint64_t seed, int ops, int max_pending)
+{
+    struct engine e;
+    engine_init(&e, 0);
+    struct pcg32 r;
+    pcg32_stream(&r, seed, RNG_TEST, 22);
+    struct ref_queue q = {malloc((size_t)ops * sizeof *q.ev), 0};
+    int ok = 1, kind = 0;
+    for (int k = 0; k < ops && ok; k++) {
+        uint32_t what = pcg32_bounded(&r, 100);
+        sim_time now = engine_now(&e);
+        if (what < 50 && q.n < (size_t)max_pending) {
+            sim_time at = now;
+            uint32_t when = pcg32_bounded(&r, 4);
+            if (when == 1)
+                at = now + 1000; /* many land on the same future instant */
+            else if (when >= 2)
+                at = now + (sim_time)pcg32_bounded(&r, when == 2 ? 50 : 1000000);
+            int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
+            uint64_t seq = engine_schedule(&e, at, (enum event_class)cls, kind, 0, 0);
+            ok &= seq != 0;
+            q.ev[q.n++] = (struct ref_event){at, cls, seq, kind++};
+        } else if (what < 55 && q.n) {
+            size_t victim = pcg32_bounded(&r, (uint32_t)q.n);
+            ok &= engine_cancel(&e, q.ev[victim].seq) == 0;
+            q.ev[victim] = q.ev[--q.n];
+        } else if (what < 60) {
+            sim_time t = engine_next_time(&e);
+            if (q.n) {
+                struct ref_event head = ref_pop(&q);
+                q.ev[q.n++] = head; /* peek only: put it back */
+                ok &= t == head.time_us;
+            } else {
+                ok &= t == SIM_TIME_NEVER;
+            }
+        } else {
+            struct event ev;
+            int got = engine_pop(&e, &ev);
+            ok &= got == (q.n > 0);
+            if (got && q.n) {
+                struct ref_event want = ref_pop(&q);
+                ok &= ev.kind == want.kind && ev.time_us == want.time_us && engine_now(&e) == want.time_us;
+            }
+        }
+        ok &= engine_pending(&e) == q.n;
+    }
+    struct event ev; /* drain */
+    while (ok && q.n) {
+        struct ref_event want = ref_pop(&q);
+        ok &= engine_pop(&e, &ev) && ev.kind == want.kind;
+    }
+    ok &= !engine_pop(&e, &ev);
+    free(q.ev);
+    engine_release(&e);
+    return ok;
+}
+
+static void test_interleaved_against_reference(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        CHECK(interleaved_matches(seed, 20000, seed % 2 ? 8 : 600));
+}
+
+static void test_large_random_sorted(void)
+{
+    /* 200,000 events with times drawn from a small range (many ties): exactly
+     * the sorted reference, event by event */
+    CHECK(random_schedule_pops_sorted(3, 200000, 0, 20000));
+}
+
 void suite_engine(void)
 {
     test_run("engine orders by time, class, sequence", test_order_time_class_sequence);
@@ -122,4 +293,8 @@ void suite_engine(void)
     test_run("engine cancel", test_cancel);
     test_run("engine run_until and instants", test_run_until_instants);
     test_run("engine many random", test_many_random);
+    test_run("engine one instant, mixed classes", test_one_instant);
+    test_run("engine equal classes are first in, first out", test_equal_classes_fifo);
+    test_run("engine interleaved against a reference", test_interleaved_against_reference);
+    test_run("engine large random against a sorted reference", test_large_random_sorted);
 }
