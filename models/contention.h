@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "models/cluster.h"
+#include "models/fabric.h"
 #include "policies/policy.h"
 
 /* One cross-leaf job: the leaves it uses and its demand on each (Gbps). */
@@ -48,6 +49,17 @@ struct contention {
     uint32_t n_flows, cap_flows;
     uint32_t *flow_of_job; /* per job: position in flows, or UINT32_MAX */
     size_t n_jobs;
+    uint32_t *dirty_leaves; /* the leaves marked in leaf_dirty */
+    uint32_t n_dirty;
+    /* scratch of an update, kept between updates */
+    uint8_t *in;            /* per flow position: in the component */
+    uint32_t cap_in;
+    uint32_t *member;
+    uint32_t cap_member;
+    struct fabric_flow *solve_flows;
+    uint32_t *solve_leaf;
+    double *solve_demand, *solve_capacity;
+    uint32_t cap_solve_flows, cap_solve_pairs;
     /* what the updates cost: max-min runs, and flows solved in them */
     uint64_t runs, flows_solved;
 };
