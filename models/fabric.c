@@ -78,10 +78,11 @@ int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *le
         }
     }
     double level = 0;
+    int any_emptied = 0; /* some position holds EMPTIED */
     while (n_active) {
         size_t full_at = n_active;
         double at = 1.0;
-        for (size_t a = 0; a < n_active;) {
+        for (size_t a = 0; any_emptied && a < n_active;) {
             if (level_at[a] == EMPTIED) {
                 pos[active[a]] = UINT32_MAX;
                 active[a] = active[--n_active];
@@ -95,6 +96,14 @@ int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *le
             }
             a++;
         }
+        /* the common round: nothing to close, a plain first-minimum pass */
+        for (size_t a = 0; !any_emptied && a < n_active; a++) {
+            if (level_at[a] < at) {
+                at = level_at[a];
+                full_at = a;
+            }
+        }
+        any_emptied = 0;
         if (full_at >= n_active)
             break; /* no leaf fills below full demand */
         uint32_t full = active[full_at];
@@ -127,8 +136,14 @@ int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *le
             uint32_t j = frozen_now[i];
             for (uint32_t k = 0; k < flows[j].count; k++) {
                 uint32_t l = leaf[flows[j].first + k];
-                if (pos[l] != UINT32_MAX)
-                    level_at[pos[l]] = emptied(open[l], capacity[l]) ? EMPTIED : fill_level(room[l], open[l]);
+                if (pos[l] == UINT32_MAX)
+                    continue;
+                if (emptied(open[l], capacity[l])) {
+                    level_at[pos[l]] = EMPTIED;
+                    any_emptied = 1;
+                } else {
+                    level_at[pos[l]] = fill_level(room[l], open[l]);
+                }
             }
         }
     }
