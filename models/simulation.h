@@ -21,7 +21,7 @@
  *
  * With `struct sim_models` (a scenario's hardware and operations models) the
  * replay also has: node types with speed factors and a fabric with contention
- * (models/runtime_model.h), so a running job progresses at a rate and its
+ * (models/runtime_model.h, models/contention.h), so a running job progresses at a rate and its
  * end moves when the rate changes; failures that take nodes down and kill,
  * checkpoint-roll-back and requeue the jobs on them (models/failures.h),
  * except service replicas (jobs of a team with a restart time in
