@@ -1,8 +1,11 @@
 #include "models/failures.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim/pcg32.h"
 
 static const char *const scope_names[] = {"gpu", "node", "link"};
 
@@ -120,4 +123,47 @@ int failure_scope_parse(const char *name, enum failure_scope *s)
 int32_t failure_scope_units(enum failure_scope s, int32_t gpus)
 {
     return s == FAILURE_SCOPE_NODE ? 1 : gpus;
+}
+
+double failure_node_rate_per_hour(const struct failure_spec *f, int32_t gpus)
+{
+    double per_hour = 0;
+    for (size_t i = 0; i < f->n_categories; i++)
+        per_hour += f->categories[i].rate_per_unit_hour * failure_scope_units(f->categories[i].scope, gpus);
+    return per_hour;
+}
+
+double failure_next_gap_us(const struct failure_spec *f, double rate_per_us, struct pcg32 *rng)
+{
+    double mean_us = 1.0 / rate_per_us;
+    double k = f->weibull_shape;
+    struct distribution d = k > 0 && k != 1 ? distribution_weibull_with_mean(k, mean_us)
+                                            : (struct distribution){DIST_EXPONENTIAL, mean_us, 0};
+    return ceil(distribution_sample(&d, rng));
+}
+
+size_t failure_pick_category(const struct failure_spec *f, int32_t gpus, double rate_per_us, struct pcg32 *rng)
+{
+    /* the same sum as failure_node_rate_per_hour, walked until it passes
+     * the draw; the last category takes what rounding leaves over */
+    double pick = pcg32_unit(rng) * rate_per_us * 3.6e9, acc = 0;
+    for (size_t i = 0; i < f->n_categories; i++) {
+        acc += f->categories[i].rate_per_unit_hour * failure_scope_units(f->categories[i].scope, gpus);
+        if (pick < acc)
+            return i;
+    }
+    return f->n_categories - 1;
+}
+
+double failure_repair_s(const struct failure_spec *f, size_t category, struct pcg32 *rng)
+{
+    return distribution_sample(&f->categories[category].repair_s, rng);
+}
+
+double checkpoint_kept_us(const struct checkpoint_policy *cp, double before_us, double done_us)
+{
+    double interval_us = cp->interval_s * 1e6;
+    if (interval_us <= 0)
+        return before_us;
+    return before_us + floor((done_us - before_us) / interval_us) * interval_us;
 }

@@ -66,4 +66,25 @@ int failure_scope_parse(const char *name, enum failure_scope *s);
 /* Units of a scope on a node with `gpus` GPUs. */
 int32_t failure_scope_units(enum failure_scope s, int32_t gpus);
 
+/* ---- sampling a node's failures (the simulation host draws, per node,
+ * from that node's own stream) ---- */
+struct pcg32;
+/* A node's failure rate per hour: the sum of its categories' rate x units. */
+double failure_node_rate_per_hour(const struct failure_spec *f, int32_t gpus);
+/* Microseconds of up time to the node's next failure (rounded up), for a
+ * node failing at rate_per_us on average: exponential, or Weibull with that
+ * mean and the spec's shape. One draw. */
+double failure_next_gap_us(const struct failure_spec *f, double rate_per_us, struct pcg32 *rng);
+/* Which category struck a node with `gpus` GPUs failing at rate_per_us, in
+ * proportion to its share of the rate; then its repair time in seconds. Two
+ * draws, in that order. */
+size_t failure_pick_category(const struct failure_spec *f, int32_t gpus, double rate_per_us, struct pcg32 *rng);
+double failure_repair_s(const struct failure_spec *f, size_t category, struct pcg32 *rng);
+
+/* A job killed after `done_us` of reference work, of which `before_us` was
+ * already checkpointed when the attempt started, keeps the work of its last
+ * checkpoint: before + whole intervals since (all of it is lost without
+ * checkpoints). */
+double checkpoint_kept_us(const struct checkpoint_policy *cp, double before_us, double done_us);
+
 #endif

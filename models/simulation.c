@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "models/gpu_share.h"
+#include "models/contention.h"
+#include "models/periods.h"
 #include "models/policy_host.h"
 #include "models/runtime_model.h"
 #include "sim/pcg32.h"
@@ -44,13 +46,8 @@ struct progress {
     sim_time attempt_start_us;
     uint64_t completion; /* engine handle of its completion event */
     double speed, ckpt_eff, comm, ref_gbps, nvlink_gbps;
-    int32_t span;        /* enum span_level */
+    int32_t span;        /* enum span_level; SPAN_SPINE: a flow of the contention model */
     int32_t job_class;
-    /* SPAN_SPINE only: the leaves it uses and its demand on each (Gbps) */
-    uint32_t *leaf;
-    double *demand;
-    uint32_t n_leaves;
-    uint32_t cross_pos; /* position in host.cross */
 };
 
 struct host {
@@ -106,16 +103,10 @@ struct host {
     uint64_t *constraint_mask;
     int64_t *constraint_slots;
 
-    /* contention: leaf uplink capacities; the running jobs that cross
-     * leaves (workload indices); leaves whose flows changed since the last
-     * max-min, to be recomputed at the end of the instant */
-    double *leaf_capacity;
-    double *leaf_demand;  /* what the cross-leaf jobs ask of each leaf */
-    uint32_t *leaf_local; /* scratch: a leaf's number in one max-min, or UINT32_MAX */
-    uint32_t *cross;
-    uint32_t n_cross, cap_cross;
-    uint8_t *leaf_dirty;
-    int contention_dirty;
+    /* the running jobs that cross leaves, as flows keyed by workload index
+     * (with models and a fabric; models/contention.h) */
+    struct contention contention;
+    struct periods periods; /* the result's, when asked for */
 
     /* integrals for utilization and availability */
     sim_time acc_last_us;
@@ -193,45 +184,6 @@ static void free_list_update(struct host *h, uint32_t node)
     }
 }
 
-/* The period holding time t, or -1 outside the periods. */
-static int64_t period_of(const struct host *h, sim_time t)
-{
-    const struct sim_options *o = h->opt;
-    if (!h->res->periods || t < o->period_start_us)
-        return -1;
-    int64_t p = (t - o->period_start_us) / o->period_us;
-    return p < (int64_t)o->n_periods ? p : -1;
-}
-
-/* Adds rate x (overlap of [from, to) with each period) to the double at
- * `field` of the periods' stats. */
-static void period_spread(struct host *h, sim_time from, sim_time to, double rate, size_t field)
-{
-    const struct sim_options *o = h->opt;
-    for (uint32_t p = 0; p < o->n_periods; p++) {
-        sim_time a = o->period_start_us + (sim_time)p * o->period_us, b = a + o->period_us;
-        sim_time lo = from > a ? from : a, hi = to < b ? to : b;
-        if (hi > lo)
-            *(double *)((char *)&h->res->periods[p] + field) += rate * (double)(hi - lo);
-    }
-}
-
-/* An attempt of a job ran over [from, to): its busy time, by period and team. */
-static void record_busy(struct host *h, const struct job *j, sim_time from, sim_time to)
-{
-    if (!h->res->periods)
-        return;
-    period_spread(h, from, to, job_gpu_share(j), offsetof(struct sim_period_stats, busy_slot_us));
-    size_t team = j->team >= 0 && (size_t)j->team < h->res->n_teams - 1 ? (size_t)j->team : h->res->n_teams - 1;
-    const struct sim_options *o = h->opt;
-    for (uint32_t p = 0; p < o->n_periods; p++) {
-        sim_time a = o->period_start_us + (sim_time)p * o->period_us, b = a + o->period_us;
-        sim_time lo = from > a ? from : a, hi = to < b ? to : b;
-        if (hi > lo)
-            h->res->team_busy_slot_us[p * h->res->n_teams + team] += job_gpu_share(j) * (double)(hi - lo);
-    }
-}
-
 /* Brings the capacity and availability integrals up to now. */
 static void accumulate(struct host *h)
 {
@@ -243,8 +195,8 @@ static void accumulate(struct host *h)
         h->res->stats.node_up_us += dt * (double)h->up_nodes;
         h->res->stats.node_present_us += dt * (double)h->present_nodes;
     }
-    if (h->res->periods && now > h->acc_last_us)
-        period_spread(h, h->acc_last_us, now, (double)h->present_slots, offsetof(struct sim_period_stats, capacity_slot_us));
+    if (now > h->acc_last_us)
+        periods_add_capacity(&h->periods, (double)h->present_slots, h->acc_last_us, now);
     h->acc_last_us = now;
 }
 
@@ -310,8 +262,6 @@ static void compact_allocs(struct host *h)
     h->dead_allocs = 0;
 }
 
-static void cross_remove(struct host *h, uint32_t s);
-
 /* Takes running slot s out: frees its slots, keeps by_end and the dense
  * running array in step (the last job moves into slot s). */
 static void running_remove(struct host *h, uint32_t s)
@@ -332,10 +282,10 @@ static void running_remove(struct host *h, uint32_t s)
             node_set(h, node, 0, l->up, 0); /* drained: it leaves */
     }
     h->dead_allocs += r->alloc_count;
-    if (h->prog[s].span == SPAN_SPINE)
-        cross_remove(h, s);
-
     uint32_t wi = h->running_w[s];
+    if (h->prog[s].span == SPAN_SPINE)
+        contention_remove(&h->contention, wi);
+
     uint32_t n = h->n_running;
     uint32_t pos = by_end_lower_bound(h, s, n);
     memmove(&h->by_end[pos], &h->by_end[pos + 1], (n - pos - 1) * sizeof *h->by_end);
@@ -415,176 +365,28 @@ static int schedule_completion(struct host *h, uint32_t s)
 
 /* ---- contention ---- */
 
-/* A leaf asked for no more than its uplinks carry never limits anyone: only
- * "hot" leaves couple jobs' rates. */
-static int leaf_hot(const struct host *h, uint32_t l)
+/* A cross-leaf job's new fair share (contention_update): its rate, and its
+ * end if the rate moved. */
+static int apply_share(void *ctx, uint32_t wi, double share)
 {
-    return h->leaf_demand[l] > h->leaf_capacity[l] * (1 + 1e-12);
-}
-
-/* Adds (sign 1) or removes (sign -1) a job's demand, marking its leaves. */
-static void leaves_change(struct host *h, const struct progress *p, double sign)
-{
-    for (uint32_t k = 0; k < p->n_leaves; k++) {
-        h->leaf_dirty[p->leaf[k]] = 1;
-        h->leaf_demand[p->leaf[k]] += sign * p->demand[k];
-    }
-    h->contention_dirty = 1;
-}
-
-/* Records the leaves a cross-leaf job at slot s uses and its demand on each,
- * and adds it to the cross list. */
-static int cross_add(struct host *h, uint32_t s)
-{
+    struct host *h = ctx;
+    uint32_t s = h->slot_of_w[wi];
     struct progress *p = &h->prog[s];
-    const struct policy_running *r = &h->running[s];
-    p->leaf = malloc(r->alloc_count * sizeof *p->leaf);
-    p->demand = malloc(r->alloc_count * sizeof *p->demand);
-    if (!p->leaf || !p->demand)
-        return oom(h);
-    p->n_leaves = 0;
-    for (uint32_t k = 0; k < r->alloc_count; k++) {
-        const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
-        uint32_t l = (uint32_t)h->nodes[a->node].leaf, q = 0;
-        while (q < p->n_leaves && p->leaf[q] != l)
-            q++;
-        if (q == p->n_leaves) {
-            p->leaf[q] = l;
-            p->demand[q] = 0;
-            p->n_leaves++;
-        }
-        p->demand[q] += (double)a->slots * h->c->fabric.link_gbps;
+    double eff = runtime_level_gbps(SPAN_SPINE, p->nvlink_gbps, h->c->fabric.link_gbps, share);
+    double rate = p->speed * p->ckpt_eff / runtime_slowdown(p->comm, p->ref_gbps, eff);
+    if (rate != p->rate || !p->completion) {
+        progress_catch_up(p, engine_now(&h->eng));
+        p->rate = rate;
+        return schedule_completion(h, s);
     }
-    if (buffers_grow((void **)&h->cross, &h->cap_cross, h->n_cross + 1, sizeof *h->cross) != 0)
-        return oom(h);
-    p->cross_pos = h->n_cross;
-    h->cross[h->n_cross++] = h->running_w[s];
-    leaves_change(h, p, 1);
     return 0;
 }
 
-static void cross_remove(struct host *h, uint32_t s)
+static int contention_settle(struct host *h)
 {
-    struct progress *p = &h->prog[s];
-    leaves_change(h, p, -1);
-    uint32_t last_w = h->cross[--h->n_cross];
-    h->cross[p->cross_pos] = last_w;
-    h->prog[h->slot_of_w[last_w]].cross_pos = p->cross_pos;
-    free(p->leaf);
-    free(p->demand);
-    p->leaf = NULL;
-    p->demand = NULL;
-    p->n_leaves = 0;
-}
-
-/* Max-min fair shares for the cross-leaf jobs whose rates may have changed,
- * and their new rates. A job's rate can change only if it uses a leaf whose
- * flows changed, or shares a hot leaf with such a job (transitively); only
- * hot leaves enter the max-min, since the others never fill. Runs once per
- * instant, after the scheduling pass. */
-static int contention_update(struct host *h)
-{
-    if (!h->contention_dirty)
-        return 0;
-    h->contention_dirty = 0;
-    size_t n_leaves = (size_t)h->c->n_leaves;
-    int rc = 0;
-    uint32_t *member = malloc((h->n_cross + 1) * sizeof *member);
-    uint8_t *in = calloc(h->n_cross + 1, 1);
-    if (!member || !in) {
-        rc = oom(h);
-        goto done;
-    }
-    /* seeds: flows on a dirty leaf; then grow through hot leaves */
-    uint32_t n_members = 0, pairs = 0;
-    for (int grew = 1; grew;) {
-        grew = 0;
-        for (uint32_t f = 0; f < h->n_cross; f++) {
-            if (in[f])
-                continue;
-            const struct progress *p = &h->prog[h->slot_of_w[h->cross[f]]];
-            int touches = 0;
-            for (uint32_t k = 0; k < p->n_leaves && !touches; k++)
-                touches = h->leaf_dirty[p->leaf[k]];
-            if (!touches)
-                continue;
-            in[f] = 1;
-            member[n_members++] = f;
-            for (uint32_t k = 0; k < p->n_leaves; k++) {
-                if (!leaf_hot(h, p->leaf[k]))
-                    continue;
-                pairs++;
-                if (!h->leaf_dirty[p->leaf[k]]) {
-                    h->leaf_dirty[p->leaf[k]] = 1;
-                    grew = 1;
-                }
-            }
-        }
-    }
-    memset(h->leaf_dirty, 0, n_leaves);
-    if (!n_members)
-        goto done;
-    h->res->stats.contention_updates++;
-    h->res->stats.contention_flows += n_members;
-    /* number the hot leaves the members use 0..m-1 */
-    struct fabric_flow *flows = malloc(n_members * sizeof *flows);
-    uint32_t *leaf = malloc((pairs + 1) * sizeof *leaf);
-    double *demand = malloc((pairs + 1) * sizeof *demand);
-    double *capacity = malloc((pairs + 1) * sizeof *capacity);
-    if (!flows || !leaf || !demand || !capacity) {
-        rc = oom(h);
-    } else {
-        uint32_t np = 0, n_local = 0;
-        for (uint32_t i = 0; i < n_members; i++) {
-            const struct progress *p = &h->prog[h->slot_of_w[h->cross[member[i]]]];
-            flows[i] = (struct fabric_flow){np, 0, 0};
-            for (uint32_t k = 0; k < p->n_leaves; k++) {
-                uint32_t g = p->leaf[k];
-                if (!leaf_hot(h, g))
-                    continue;
-                if (h->leaf_local[g] == UINT32_MAX) {
-                    h->leaf_local[g] = n_local;
-                    capacity[n_local++] = h->leaf_capacity[g];
-                }
-                leaf[np] = h->leaf_local[g];
-                demand[np++] = p->demand[k];
-                flows[i].count++;
-            }
-        }
-        for (uint32_t i = 0; i < n_members; i++) {
-            const struct progress *p = &h->prog[h->slot_of_w[h->cross[member[i]]]];
-            for (uint32_t k = 0; k < p->n_leaves; k++)
-                h->leaf_local[p->leaf[k]] = UINT32_MAX;
-        }
-        if (fabric_max_min(flows, n_members, leaf, demand, capacity, n_local) != 0)
-            rc = oom(h);
-        sim_time now = engine_now(&h->eng);
-        double link = h->c->fabric.link_gbps;
-        for (uint32_t i = 0; i < n_members && !rc; i++) {
-            uint32_t s = h->slot_of_w[h->cross[member[i]]];
-            struct progress *p = &h->prog[s];
-            /* x of the demand on its hot leaves, the same x everywhere */
-            double hot = 0;
-            for (uint32_t k = 0; k < flows[i].count; k++)
-                hot += demand[flows[i].first + k];
-            double share = hot > 0 ? flows[i].rate_gbps / hot : 1.0;
-            double eff = runtime_level_gbps(SPAN_SPINE, p->nvlink_gbps, link, share > 1 ? 1 : share);
-            double rate = p->speed * p->ckpt_eff / runtime_slowdown(p->comm, p->ref_gbps, eff);
-            if (rate != p->rate || !p->completion) {
-                progress_catch_up(p, now);
-                p->rate = rate;
-                rc = schedule_completion(h, s);
-            }
-        }
-    }
-    free(flows);
-    free(leaf);
-    free(demand);
-    free(capacity);
-done:
-    free(member);
-    free(in);
-    return rc;
+    if (contention_update(&h->contention, apply_share, h) != 0)
+        return h->err->set ? -1 : oom(h);
+    return 0;
 }
 
 /* ---- arrivals and the queue ---- */
@@ -676,9 +478,9 @@ static int on_arrival(struct host *h, uint32_t wi)
         /* too big for the cluster, or for the nodes of its GPU models */
         r->outcome = SIM_JOB_SKIPPED_TOO_BIG;
         h->res->stats.skipped_too_big++;
-        int64_t period = period_of(h, engine_now(&h->eng));
-        if (period >= 0)
-            h->res->periods[period].jobs_too_big++;
+        struct sim_period_stats *ps = periods_at(&h->periods, engine_now(&h->eng));
+        if (ps)
+            ps->jobs_too_big++;
     } else if (enqueue(h, wi) != 0) {
         return -1;
     }
@@ -708,7 +510,7 @@ static int on_completion(struct host *h, uint32_t wi)
         h->res->stats.completed++;
     h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * job_gpu_share(j);
     h->attained_us[wi] += (double)(now - p->attempt_start_us) * job_gpu_share(j);
-    record_busy(h, j, p->attempt_start_us, now);
+    periods_add_busy(&h->periods, j->team, job_gpu_share(j), p->attempt_start_us, now);
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
     notify(h, POLICY_EVENT_FINISHED, &h->running[s].job, now - p->attempt_start_us);
@@ -727,11 +529,7 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
     progress_catch_up(p, now);
     double total = (double)j->runtime_us;
     double done_now = total - p->work_left_us;
-    double before = h->done_us[wi];
-    double interval_us = h->checkpoint[p->job_class].interval_s * 1e6;
-    double kept = before;
-    if (interval_us > 0)
-        kept = before + floor((done_now - before) / interval_us) * interval_us;
+    double kept = checkpoint_kept_us(&h->checkpoint[p->job_class], h->done_us[wi], done_now);
     double lost_work = done_now - kept;
     double lost_wall = p->rate > 0 ? lost_work / p->rate : 0;
     double ran = (double)(now - p->attempt_start_us) * job_gpu_share(j);
@@ -739,10 +537,10 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
     h->attained_us[wi] += ran;
     h->res->stats.lost_slot_us += lost_wall * job_gpu_share(j);
     h->res->stats.busy_slot_us += ran;
-    record_busy(h, j, p->attempt_start_us, now);
-    int64_t period = period_of(h, now);
-    if (period >= 0)
-        h->res->periods[period].lost_slot_us += lost_wall * job_gpu_share(j);
+    periods_add_busy(&h->periods, j->team, job_gpu_share(j), p->attempt_start_us, now);
+    struct sim_period_stats *ps = periods_at(&h->periods, now);
+    if (ps)
+        ps->lost_slot_us += lost_wall * job_gpu_share(j);
     if (p->completion)
         engine_cancel(&h->eng, p->completion);
     notify(h, event_kind, &h->running[s].job, now - p->attempt_start_us);
@@ -782,9 +580,9 @@ static void restart_in_place(struct host *h, uint32_t s)
     double restart_us = (double)h->models->service_restart_us[j->team];
     double out_us = restart_us < left_us ? restart_us : left_us;
     h->res->stats.lost_slot_us += out_us * job_gpu_share(j);
-    int64_t period = period_of(h, now);
-    if (period >= 0)
-        h->res->periods[period].lost_slot_us += out_us * job_gpu_share(j);
+    struct sim_period_stats *ps = periods_at(&h->periods, now);
+    if (ps)
+        ps->lost_slot_us += out_us * job_gpu_share(j);
     h->res->stats.interruptions++;
     h->res->jobs[wi].interruptions++;
 }
@@ -796,11 +594,7 @@ static int schedule_failure(struct host *h, uint32_t node)
     struct node_life *l = &h->life[node];
     if (!h->failures || l->failure_rate_per_us <= 0)
         return 0;
-    double mean_us = 1.0 / l->failure_rate_per_us;
-    double k = h->failures->weibull_shape;
-    struct distribution d = k > 0 && k != 1 ? distribution_weibull_with_mean(k, mean_us)
-                                            : (struct distribution){DIST_EXPONENTIAL, mean_us, 0};
-    double gap_us = ceil(distribution_sample(&d, &l->rng));
+    double gap_us = failure_next_gap_us(h->failures, l->failure_rate_per_us, &l->rng);
     /* a rare enough failure falls past the end of time: it never comes
      * (converting it would overflow, and read as "out of memory") */
     if (!(gap_us < (double)(SIM_TIME_NEVER - engine_now(&h->eng))))
@@ -815,22 +609,13 @@ static int on_failure(struct host *h, uint32_t node)
     if (!l->present || !l->up)
         return 0; /* left or already down: this clock stopped */
     const struct failure_spec *fs = h->failures;
-    int32_t gpus = h->nodes[node].total_slots;
-    double pick = pcg32_unit(&l->rng) * l->failure_rate_per_us * 3.6e9, acc = 0;
-    size_t cat = fs->n_categories - 1;
-    for (size_t i = 0; i < fs->n_categories; i++) {
-        acc += fs->categories[i].rate_per_unit_hour * failure_scope_units(fs->categories[i].scope, gpus);
-        if (pick < acc) {
-            cat = i;
-            break;
-        }
-    }
+    size_t cat = failure_pick_category(fs, h->nodes[node].total_slots, l->failure_rate_per_us, &l->rng);
     h->res->stats.failures++;
     h->res->stats.failures_by_category[cat]++;
-    int64_t period = period_of(h, engine_now(&h->eng));
-    if (period >= 0)
-        h->res->periods[period].failures++;
-    double repair_s = distribution_sample(&fs->categories[cat].repair_s, &l->rng);
+    struct sim_period_stats *ps = periods_at(&h->periods, engine_now(&h->eng));
+    if (ps)
+        ps->failures++;
+    double repair_s = failure_repair_s(fs, cat, &l->rng);
     node_set(h, node, 1, 0, l->retiring);
     for (uint32_t s = 0; s < h->n_running;) {
         const struct policy_running *r = &h->running[s];
@@ -1049,8 +834,8 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     res->span = p->span;
     h->res->stats.starts++;
     notify(h, POLICY_EVENT_STARTED, q, 0);
-    if (p->span == SPAN_SPINE)
-        return cross_add(h, s); /* its rate and end come at the end of the instant */
+    if (p->span == SPAN_SPINE) /* its rate and end come at the end of the instant */
+        return contention_add(&h->contention, wi, &h->allocs[r->alloc_first], r->alloc_count) ? oom(h) : 0;
     return schedule_completion(h, s);
 }
 
@@ -1206,13 +991,11 @@ static int handle_instant_end(void *ctx, sim_time now)
     (void)now;
     if (pass_if_changed(h) != 0 || h->policy_failed)
         return -1;
-    if (contention_update(h) != 0)
+    if (contention_settle(h) != 0)
         return -1;
-    int64_t period = period_of(h, now);
-    if (period >= 0) {
-        if ((double)h->queued_slots > h->res->periods[period].peak_queued_slots)
-            h->res->periods[period].peak_queued_slots = (double)h->queued_slots;
-    }
+    struct sim_period_stats *ps = periods_at(&h->periods, now);
+    if (ps && (double)h->queued_slots > ps->peak_queued_slots)
+        ps->peak_queued_slots = (double)h->queued_slots;
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
     if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
@@ -1231,29 +1014,13 @@ static int host_init_models(struct host *h)
         if (!h->res->stats.failures_by_category)
             return oom(h);
     }
-    if (c->n_leaves > 0) {
-        h->leaf_capacity = calloc((size_t)c->n_leaves, sizeof *h->leaf_capacity);
-        h->leaf_dirty = calloc((size_t)c->n_leaves, 1);
-        h->leaf_local = malloc((size_t)c->n_leaves * sizeof *h->leaf_local);
-        h->leaf_demand = calloc((size_t)c->n_leaves, sizeof *h->leaf_demand);
-        if (!h->leaf_capacity || !h->leaf_dirty || !h->leaf_local || !h->leaf_demand)
-            return oom(h);
-        for (int32_t l = 0; l < c->n_leaves; l++)
-            h->leaf_local[l] = UINT32_MAX;
-        for (uint32_t n = 0; n < c->n_nodes; n++)
-            h->leaf_capacity[c->nodes[n].leaf] += (double)c->nodes[n].slots * c->fabric.link_gbps /
-                                                  (c->fabric.oversubscription > 0 ? c->fabric.oversubscription : 1);
-    }
+    if (c->n_leaves > 0 && contention_init(&h->contention, c, h->w->n) != 0)
+        return oom(h);
     for (uint32_t n = 0; n < c->n_nodes; n++) {
         struct node_life *l = &h->life[n];
         pcg32_stream(&l->rng, m->seed, RNG_FAILURES, n);
-        if (h->failures) {
-            double per_hour = 0;
-            for (size_t i = 0; i < h->failures->n_categories; i++)
-                per_hour += h->failures->categories[i].rate_per_unit_hour *
-                            failure_scope_units(h->failures->categories[i].scope, c->nodes[n].slots);
-            l->failure_rate_per_us = per_hour / 3.6e9;
-        }
+        if (h->failures)
+            l->failure_rate_per_us = failure_node_rate_per_hour(h->failures, c->nodes[n].slots) / 3.6e9;
         if (c->nodes[n].order < 0 && schedule_failure(h, n) != 0)
             return -1;
     }
@@ -1337,10 +1104,7 @@ static int host_init(struct host *h)
 
 static void host_release(struct host *h)
 {
-    for (uint32_t s = 0; s < h->n_running; s++) {
-        free(h->prog[s].leaf);
-        free(h->prog[s].demand);
-    }
+    contention_release(&h->contention);
     engine_release(&h->eng);
     free(h->nodes);
     free(h->life);
@@ -1360,11 +1124,6 @@ static void host_release(struct host *h)
     free(h->type_speed);
     free(h->preempt_w);
     free(h->allocs);
-    free(h->leaf_capacity);
-    free(h->leaf_dirty);
-    free(h->leaf_local);
-    free(h->leaf_demand);
-    free(h->cross);
     free(h->out.items);
     free(h->out.allocs);
     gpu_share_release(&h->share);
@@ -1418,6 +1177,8 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
             oom(&h);
             goto done;
         }
+        h.periods = (struct periods){res->periods, res->team_busy_slot_us, res->n_teams, opt->period_start_us,
+                                     opt->period_us, opt->n_periods};
     }
     if (opt->n_samples && opt->sample_us > 0) {
         res->samples = calloc(opt->n_samples, sizeof *res->samples);
@@ -1431,6 +1192,8 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
         goto done;
     struct engine_handlers handlers = {handle_event, handle_instant_end, &h};
     int run = engine_run_until(&h.eng, opt->until_us, &handlers);
+    res->stats.contention_updates = h.contention.runs;
+    res->stats.contention_flows = h.contention.flows_solved;
     if (run < 0) {
         if (!err->set)
             oom(&h);
@@ -1454,7 +1217,8 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
      * up to there: periods count them, or a horizon full of long jobs
      * would read as idle */
     for (uint32_t s = 0; res->periods && s < h.n_running; s++)
-        record_busy(&h, &w->jobs[h.running_w[s]], h.prog[s].attempt_start_us, stop);
+        periods_add_busy(&h.periods, w->jobs[h.running_w[s]].team, job_gpu_share(&w->jobs[h.running_w[s]]),
+                         h.prog[s].attempt_start_us, stop);
     for (size_t i = 0; i < w->n; i++)
         if (res->jobs[i].outcome == SIM_JOB_UNFINISHED)
             res->stats.unfinished++;

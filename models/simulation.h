@@ -21,7 +21,7 @@
  *
  * With `struct sim_models` (a scenario's hardware and operations models) the
  * replay also has: node types with speed factors and a fabric with contention
- * (models/runtime_model.h), so a running job progresses at a rate and its
+ * (models/runtime_model.h, models/contention.h), so a running job progresses at a rate and its
  * end moves when the rate changes; failures that take nodes down and kill,
  * checkpoint-roll-back and requeue the jobs on them (models/failures.h),
  * except service replicas (jobs of a team with a restart time in
@@ -39,6 +39,7 @@
 
 #include "models/cluster.h"
 #include "models/failures.h"
+#include "models/periods.h" /* struct sim_period_stats */
 #include "models/policy_host.h"
 #include "models/procurement.h"
 #include "models/workload.h"
@@ -108,16 +109,6 @@ struct sim_models {
      * long, instead of rolling back and queueing again. NULL: none. */
     const sim_time *service_restart_us;
     size_t n_service_teams;
-};
-
-/* Measurements per period of a horizon (planner forecasts). */
-struct sim_period_stats {
-    double busy_slot_us;     /* slot time used by attempts, overlapping the period */
-    double capacity_slot_us; /* slot time present */
-    double lost_slot_us;     /* work lost to failures in the period, x slots */
-    double peak_queued_slots; /* the backlog: max of slots asked by queued jobs */
-    uint64_t failures;
-    uint64_t jobs_too_big;    /* arrivals larger than the whole cluster (skipped) */
 };
 
 /* A sample of the time series, taken every sample_us. */

@@ -31,6 +31,10 @@ echo "(d) 100,000 GPUs: 12,500 H100 nodes, rail-optimized fabric (2:1 to the spi
 echo "    contention, EASY, generated workload, 90 days (target: under 30 s and 2 GiB)"
 "$BENCH" fleet 90
 echo
+echo "(f) one year on the same fleet: 12,500 nodes x 8 GPUs, rail-optimized 2:1, Llama 3 failures, contention,"
+echo "    EASY, over 1,000,000 generated jobs (target: under 20 s and 2 GiB)"
+"$BENCH" fleet 365
+echo
 echo "(e) forecast: 100 replications of one quarter on 4,096 H100 GPUs with failures (target: under 60 s on 2 cores)"
 FLEETSIM=$BUILD/fleetsim
 for j in 1 2; do
