@@ -47,6 +47,7 @@ int profile_reset(struct profile *p, int64_t now, int64_t free_now)
 {
     p->n = 0;
     p->n_nodes = 0;
+    p->n_bounds = 0;
     p->root = NONE;
     if (flat_room(p, 1) != 0)
         return -1;
@@ -377,10 +378,10 @@ static int32_t last_short_before(const struct profile_node *nd, int32_t x, int64
     return NONE;
 }
 
-static int64_t tree_earliest(const struct profile *p, int64_t slots, int64_t dur)
+static int64_t tree_earliest(const struct profile *p, int64_t slots, int64_t dur, int64_t from)
 {
     const struct profile_node *nd = p->node;
-    int64_t after = INT64_MIN;
+    int64_t after = from == INT64_MIN ? INT64_MIN : from - 1;
     for (;;) {
         int32_t k = first_fit_after(nd, p->root, 0, after, slots);
         if (k == NONE)
@@ -408,9 +409,48 @@ static int tree_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots
 
 /* ---- the profile: flat while short, a treap once long ---- */
 
-int64_t profile_earliest(const struct profile *p, int64_t slots, int64_t dur)
+/* A profile only loses free slots between resets, so a job can start no
+ * earlier than a job of its size with a shorter duration could before it:
+ * bound[] keeps, per size and power-of-two band of durations, the latest
+ * start found, and a search starts at the latest of the shorter bands. */
+static struct profile_bound *bound_of(struct profile *p, int64_t slots)
 {
-    return p->root == NONE ? flat_earliest(p, slots, dur) : tree_earliest(p, slots, dur);
+    for (uint32_t i = 0; i < p->n_bounds; i++)
+        if (p->bound[i].slots == slots)
+            return &p->bound[i];
+    if (p->n_bounds == PROFILE_BOUNDS)
+        return NULL;
+    struct profile_bound *b = &p->bound[p->n_bounds++];
+    b->slots = slots;
+    for (int i = 0; i < 64; i++)
+        b->at[i] = INT64_MIN;
+    return b;
+}
+
+static int band_of(int64_t dur)
+{
+    int band = 0;
+    while (band < 63 && dur >> (band + 1))
+        band++;
+    return band;
+}
+
+int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
+{
+    if (p->root == NONE)
+        return flat_earliest(p, slots, dur); /* short: a scan costs less than the bookkeeping */
+    struct profile_bound *b = bound_of(p, slots);
+    int band = band_of(dur > 0 ? dur : 1);
+    int64_t from = INT64_MIN;
+    for (int i = 0; b && i < band; i++)
+        if (b->at[i] > from)
+            from = b->at[i];
+    if (from == INT64_MAX)
+        return INT64_MAX;
+    int64_t at = tree_earliest(p, slots, dur, from);
+    if (b && at > b->at[band])
+        b->at[band] = at;
+    return at;
 }
 
 int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)

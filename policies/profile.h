@@ -37,6 +37,14 @@ struct profile_node {
     uint32_t priority;   /* heap order: a parent's is at least its children's */
 };
 
+/* Sizes whose earliest starts a profile remembers between resets. */
+#define PROFILE_BOUNDS 16u
+
+struct profile_bound {
+    int64_t slots;
+    int64_t at[64]; /* latest earliest start found for a duration in [2^i, 2^(i+1)) */
+};
+
 struct profile {
     /* flat: step k holds free[k] slots from time[k] on */
     int64_t *time;
@@ -49,6 +57,9 @@ struct profile {
     uint32_t rng;   /* priorities: the shape only, never an answer */
     int32_t *stack; /* building scratch */
     uint32_t cap_stack;
+    /* lower bounds on the earliest start, valid until the next reset */
+    struct profile_bound bound[PROFILE_BOUNDS];
+    uint32_t n_bounds;
 };
 
 void profile_init(struct profile *p);
@@ -61,7 +72,7 @@ int profile_reset(struct profile *p, int64_t now, int64_t free_now);
 int profile_add_release(struct profile *p, int64_t t, int64_t slots);
 /* Earliest breakpoint t with at least `slots` free throughout [t, t + dur),
  * or INT64_MAX when there is none (more slots than will ever be free). */
-int64_t profile_earliest(const struct profile *p, int64_t slots, int64_t dur);
+int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur);
 /* Takes `slots` out of [t, t + dur). Returns 0 or -1 (memory). */
 int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots);
 /* Free slots at time t (t at or after the first breakpoint). */
