@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 /* Steps beyond which a profile moves from the flat array to the treap. */
-#define PROFILE_FLAT_STEPS 1024u
+#define PROFILE_FLAT_STEPS 4096u
 
 struct profile_node {
     int64_t time;
