@@ -243,17 +243,17 @@ static int32_t best_group(struct placement *p, const struct cluster_view *view, 
     return best;
 }
 
-/* Takes up to `need` slots from the nodes of one group (level, group), or
- * of every node (PLACEMENT_ANY), most free first (a stable counting sort on
- * the free count), so the job uses as few nodes as it can. */
-static int take_from(struct placement *p, const struct cluster_view *view, enum placement_level level,
-                     int32_t group, int32_t *need, struct policy_decisions *out, uint32_t *count)
+/* Takes up to `need` slots from nodes[0..n) (candidates, in candidate
+ * order), most free first (a stable counting sort on the free count), so the
+ * job uses as few nodes as it can. */
+static int take_most_free(struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
+                          int32_t *need, struct policy_decisions *out, uint32_t *count)
 {
     /* The nodes' sizes are fixed for an instance's life (the hosts keep
      * them so); a node that grew anyway widens the buckets rather than
      * overrun them. */
-    for (uint32_t k = 0; k < n_cand(p, view); k++) {
-        int32_t f = placement_free(p, view, cand(p, view, k));
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t f = placement_free(p, view, nodes[k]);
         if (f > p->max_slots) {
             uint32_t *b = realloc(p->bucket_start, ((size_t)f + 2) * sizeof *b);
             if (!b)
@@ -264,24 +264,22 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
     }
     int32_t m = p->max_slots;
     memset(p->bucket_start, 0, ((size_t)m + 2) * sizeof *p->bucket_start);
-    for (uint32_t k = 0; k < n_cand(p, view); k++) {
-        uint32_t node = cand(p, view, k);
-        int32_t f = placement_free(p, view, node);
-        if (f > 0 && (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group))
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t f = placement_free(p, view, nodes[k]);
+        if (f > 0)
             p->bucket_start[m - f + 1]++;
     }
     for (int32_t b = 1; b <= m + 1; b++)
         p->bucket_start[b] += p->bucket_start[b - 1];
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < n_cand(p, view); k++) {
-        uint32_t node = cand(p, view, k);
-        int32_t f = placement_free(p, view, node);
-        if (f > 0 && (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group)) {
-            p->sorted[p->bucket_start[m - f]++] = node;
-            n++;
+    uint32_t n_sorted = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t f = placement_free(p, view, nodes[k]);
+        if (f > 0) {
+            p->sorted[p->bucket_start[m - f]++] = nodes[k];
+            n_sorted++;
         }
     }
-    for (uint32_t k = 0; *need > 0 && k < n; k++) {
+    for (uint32_t k = 0; *need > 0 && k < n_sorted; k++) {
         uint32_t node = p->sorted[k];
         int32_t f = placement_free(p, view, node);
         int32_t use = f < *need ? f : *need;
@@ -291,6 +289,21 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
         (*count)++;
     }
     return 0;
+}
+
+/* take_most_free over the candidates of one group (level, group), or of
+ * every node (PLACEMENT_ANY). */
+static int take_from(struct placement *p, const struct cluster_view *view, enum placement_level level,
+                     int32_t group, int32_t *need, struct policy_decisions *out, uint32_t *count)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
+        if (placement_free(p, view, node) > 0 &&
+            (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group))
+            p->groups[n++] = node;
+    }
+    return take_most_free(p, view, p->groups, n, need, out, count);
 }
 
 struct leaf_free {
@@ -334,9 +347,41 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
             p->group_free[p->groups[i]] = 0;
         }
         qsort(order, n_leaves, sizeof *order, leaf_free_cmp);
+        /* The candidates of each leaf, in candidate order, grouped by the
+         * leaf's rank (a counting sort: one sweep over the candidates, not
+         * one per leaf). group_free holds rank + 1 meanwhile. */
+        uint32_t *end = calloc(n_leaves + 1, sizeof *end);
+        if (!end) {
+            free(order);
+            return -1;
+        }
+        for (uint32_t i = 0; i < n_leaves; i++)
+            p->group_free[order[i].leaf] = (int64_t)i + 1;
+        for (uint32_t k = 0; k < n_cand(p, view); k++) {
+            uint32_t node = cand(p, view, k);
+            int32_t leaf = view->nodes[node].leaf;
+            if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
+                placement_free(p, view, node) > 0)
+                end[p->group_free[leaf]]++;
+        }
+        for (uint32_t i = 1; i <= n_leaves; i++)
+            end[i] += end[i - 1];
+        for (uint32_t k = 0; k < n_cand(p, view); k++) {
+            uint32_t node = cand(p, view, k);
+            int32_t leaf = view->nodes[node].leaf;
+            if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
+                placement_free(p, view, node) > 0)
+                p->groups[end[p->group_free[leaf] - 1]++] = node;
+        }
+        for (uint32_t i = 0; i < n_leaves; i++)
+            p->group_free[order[i].leaf] = 0;
+        /* end[i] is now where leaf i's run ends, end[i - 1] where it starts */
         int rc = 0;
-        for (uint32_t i = 0; need > 0 && i < n_leaves && rc == 0; i++)
-            rc = take_from(p, view, PLACEMENT_LEAF, order[i].leaf, &need, out, count);
+        for (uint32_t i = 0; need > 0 && i < n_leaves && rc == 0; i++) {
+            uint32_t from = i ? end[i - 1] : 0;
+            rc = take_most_free(p, view, &p->groups[from], end[i] - from, &need, out, count);
+        }
+        free(end);
         free(order);
         if (rc != 0)
             return -1;

@@ -71,6 +71,7 @@ int preempt_begin(struct preempt *pr, const struct cluster_view *view, const dou
 {
     uint32_t n = view->n_running;
     pr->n_victims = 0;
+    pr->first_open = 0;
     pr->fail_tier = -HUGE_VAL;
     pr->fail_slots = INT32_MAX;
     if (n > pr->cap_victims) {
@@ -125,9 +126,16 @@ int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t q
     uint32_t worst_allocs = (uint32_t)job->slots < v->n_nodes ? (uint32_t)job->slots : v->n_nodes;
     if (out->cap_allocs - out->n_allocs < worst_allocs)
         return 1;
+    /* Victims taken this pass, or with nothing on up nodes, stay useless
+     * for the rest of it: start after the run of them at the front (their
+     * tiers are the lowest, so a tier too high for this job among them
+     * would be too high after them too). */
+    while (pr->first_open < pr->n_victims &&
+           (pr->taken[pr->victims[pr->first_open].running] || pr->victims[pr->first_open].up_slots <= 0))
+        pr->first_open++;
     int64_t room = *free_now;
     uint32_t n_chosen = 0;
-    for (uint32_t k = 0; k < pr->n_victims && room < job->slots; k++) {
+    for (uint32_t k = pr->first_open; k < pr->n_victims && room < job->slots; k++) {
         const struct preempt_victim *vi = &pr->victims[k];
         if (vi->tier + pr->margin >= job_tier)
             break;

@@ -49,6 +49,7 @@ struct preempt {
     /* per pass */
     struct preempt_victim *victims;
     uint32_t n_victims, cap_victims;
+    uint32_t first_open; /* victims[0..first_open) are taken or free nothing */
     uint32_t *chosen; /* scratch: victims picked for one job */
     uint8_t *taken; /* per running index: preempted this pass */
     uint32_t cap_taken;

@@ -1,0 +1,172 @@
+/* The availability profile (policies/profile) against a plain step function
+ * written for this test: breakpoints in a sorted array, earliest fit by
+ * trying every breakpoint and reading every step of its window. Random
+ * profiles (seeded), short ones that stay flat and long ones that move into
+ * the treap, with releases at one instant, equal durations (ties in
+ * expected ends), many jobs placed at one instant and jobs that can never
+ * fit. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "policies/profile.h"
+#include "sim/pcg32.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+
+struct plain {
+    int64_t time[40000];
+    int64_t free[40000];
+    uint32_t n;
+};
+
+static int64_t plain_free_at(const struct plain *s, int64_t t)
+{
+    int64_t f = 0;
+    for (uint32_t k = 0; k < s->n && s->time[k] <= t; k++)
+        f = s->free[k];
+    return f;
+}
+
+static int64_t plain_earliest(const struct plain *s, int64_t slots, int64_t dur)
+{
+    for (uint32_t k = 0; k < s->n; k++) {
+        int fits = 1;
+        for (uint32_t j = k; j < s->n && s->time[j] < s->time[k] + dur; j++)
+            if (s->free[j] < slots)
+                fits = 0;
+        if (fits)
+            return s->time[k];
+    }
+    return INT64_MAX;
+}
+
+static void plain_break(struct plain *s, int64_t t)
+{
+    uint32_t k = 0;
+    while (k < s->n && s->time[k] < t)
+        k++;
+    if (k < s->n && s->time[k] == t)
+        return;
+    for (uint32_t j = s->n; j > k; j--) {
+        s->time[j] = s->time[j - 1];
+        s->free[j] = s->free[j - 1];
+    }
+    s->time[k] = t;
+    s->free[k] = s->free[k - 1];
+    s->n++;
+}
+
+static void plain_reserve(struct plain *s, int64_t t, int64_t dur, int64_t slots)
+{
+    plain_break(s, t);
+    plain_break(s, t + dur);
+    for (uint32_t k = 0; k < s->n; k++)
+        if (s->time[k] >= t && s->time[k] < t + dur)
+            s->free[k] -= slots;
+}
+
+/* One random profile: `releases` running jobs ending on a coarse grid (so
+ * several end at one instant), then `jobs` placements of random size and
+ * duration; every answer and the free slots at every breakpoint compared. */
+static int run_case(uint64_t seed, uint32_t releases, uint32_t jobs, int64_t capacity)
+{
+    static struct plain s;
+    struct profile p;
+    struct pcg32 r;
+    pcg32_stream(&r, seed, RNG_TEST, 31);
+    profile_init(&p);
+    int64_t now = 1000, free_now = pcg32_bounded(&r, (uint32_t)capacity / 4 + 1);
+    int64_t running = capacity - free_now;
+    s.n = 1;
+    s.time[0] = now;
+    s.free[0] = free_now;
+    int bad = 0;
+    if (!CHECK_INT(profile_reset(&p, now, free_now), 0))
+        return 1;
+    int64_t t = now;
+    for (uint32_t i = 0; i < releases && running > 0; i++) {
+        t += 10 * (int64_t)pcg32_bounded(&r, 3); /* 0: same instant as the last */
+        int64_t slots = 1 + (int64_t)pcg32_bounded(&r, (uint32_t)(running < 8 ? running : 8));
+        if (i + 1 == releases)
+            slots = running;
+        running -= slots;
+        CHECK_INT(profile_add_release(&p, t, slots), 0);
+        if (t <= s.time[s.n - 1]) {
+            s.free[s.n - 1] += slots;
+        } else {
+            s.time[s.n] = t;
+            s.free[s.n] = s.free[s.n - 1] + slots;
+            s.n++;
+        }
+    }
+    for (uint32_t i = 0; i < jobs && !bad; i++) {
+        /* mostly small; now and then more than the machine holds */
+        int64_t slots = pcg32_bounded(&r, 50) == 0 ? capacity + 1 : 1 + (int64_t)pcg32_bounded(&r, 8);
+        /* a quarter share one duration: ties in expected ends */
+        int64_t dur = pcg32_bounded(&r, 4) == 0 ? 100 : 1 + 7 * (int64_t)pcg32_bounded(&r, 300);
+        int64_t want = plain_earliest(&s, slots, dur);
+        int64_t got = profile_earliest(&p, slots, dur);
+        if (!CHECK_INT(got, want)) {
+            printf("  seed %llu, job %u: %lld slots for %lld\n", (unsigned long long)seed, i, (long long)slots,
+                   (long long)dur);
+            bad = 1;
+        }
+        if (want == INT64_MAX)
+            continue;
+        plain_reserve(&s, want, dur, slots);
+        CHECK_INT(profile_reserve(&p, want, dur, slots), 0);
+    }
+    for (uint32_t k = 0; k < s.n && !bad; k += 1 + s.n / 200)
+        if (!CHECK_INT(profile_free_at(&p, s.time[k]), s.free[k]))
+            bad = 1;
+    if (!bad)
+        CHECK_INT(profile_free_at(&p, now + 5), plain_free_at(&s, now + 5));
+    if (s.n > PROFILE_FLAT_STEPS)
+        CHECK(p.root >= 0); /* the long cases do test the treap */
+    profile_release(&p);
+    return bad;
+}
+
+static void test_profile_short(void)
+{
+    for (uint64_t seed = 1; seed <= 200; seed++)
+        if (run_case(seed, 1 + seed % 20, 1 + seed % 40, 16 + (int64_t)(seed % 5) * 8))
+            break;
+}
+
+static void test_profile_long(void)
+{
+    /* past PROFILE_FLAT_STEPS steps: the treap */
+    for (uint64_t seed = 1; seed <= 4; seed++)
+        if (run_case(1000 + seed, 1500, 5000, 64 + (int64_t)seed * 16))
+            break;
+}
+
+static void test_profile_one_instant(void)
+{
+    /* 5,000 one-slot jobs all placed at the first instant, each a microsecond
+     * longer than the last (5,001 steps: the treap), then jobs that never fit */
+    struct profile p;
+    profile_init(&p);
+    CHECK_INT(profile_reset(&p, 0, 5000), 0);
+    for (int64_t i = 0; i < 5000; i++) {
+        if (!CHECK_INT(profile_earliest(&p, 1, 1 + i), 0))
+            break;
+        CHECK_INT(profile_reserve(&p, 0, 1 + i, 1), 0);
+    }
+    CHECK(p.root >= 0);
+    CHECK_INT(profile_earliest(&p, 5001, 1), INT64_MAX); /* more than the machine */
+    CHECK_INT(profile_earliest(&p, 1, 1), 1);
+    CHECK_INT(profile_earliest(&p, 1500, 10), 1500);
+    CHECK_INT(profile_free_at(&p, 0), 0);
+    CHECK_INT(profile_free_at(&p, 700), 700);
+    CHECK_INT(profile_free_at(&p, 9000), 5000);
+    profile_release(&p);
+}
+
+void suite_profile(void)
+{
+    test_run("profile: short random profiles against a plain step function", test_profile_short);
+    test_run("profile: long random profiles (treap) against a plain step function", test_profile_long);
+    test_run("profile: 5,000 jobs at one instant", test_profile_one_instant);
+}
