@@ -60,6 +60,11 @@ struct backend {
     char (*names)[SLURM_NAME_MAX]; /* users and accounts, interned for the view's indices */
     uint32_t n_names, cap_names;
     uint64_t passes, starts, preempts, shape_refused, errors;
+    /* The instant of this pass (taken once Slurm has answered): every event
+     * the pass observes (a job seen held, a job seen ended) and every
+     * decision it makes is recorded at it, as the simulator's engine runs
+     * one pass per event instant. So the trace replays to the same passes. */
+    int64_t now;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -214,8 +219,10 @@ static void fill_job(struct backend *b, struct agent_job *aj, const struct slurm
     snprintf(aj->name, sizeof aj->name, "%s", sj->name);
     aj->gpus = sj->gpus;
     aj->limit_us = sj->limit_s > 0 ? sj->limit_s * 1000000 : b->cfg->default_time_us;
-    aj->submit_us = sj->submit_s * 1000000;
-    aj->start_us = sj->start_s > 0 ? sj->start_s * 1000000 : -1;
+    int64_t seen = slurm_store_seen(&b->store, sj->id);
+    aj->submit_us = seen >= 0 ? seen : sj->submit_s * 1000000;
+    const struct slurm_decision *d = slurm_store_find(&b->store, sj->id, sj->restart_cnt);
+    aj->start_us = d ? d->decided_us : sj->start_s > 0 ? sj->start_s * 1000000 : -1;
     aj->end_us = -1;
     aj->reserved_us = reserved_of(b, sj->id);
     aj->preemptions = sj->restart_cnt;
@@ -238,9 +245,12 @@ static int trace_job(struct backend *b, const struct slurm_job *sj, struct err *
     struct slurm_decision *d = slurm_store_find(&b->store, sj->id, sj->restart_cnt);
     struct agent_job aj;
     fill_job(b, &aj, sj);
-    aj.end_us = sj->end_s * 1000000;
-    int64_t first = slurm_store_first_start(&b->store, sj->id);
-    aj.first_start_us = (first > 0 ? first : sj->start_s) * 1000000;
+    /* ended when this pass saw it, unless the agent was away (down) longer
+     * than a few passes: then Slurm's own end is nearer the truth */
+    aj.end_us = b->now - sj->end_s * 1000000 <= 5000000 ? b->now : sj->end_s * 1000000;
+    if (aj.end_us < aj.start_us)
+        aj.end_us = aj.start_us;
+    aj.first_start_us = slurm_store_first_decided(&b->store, sj->id);
     if (strcmp(sj->state, "COMPLETED") == 0)
         aj.state = JOB_COMPLETED;
     else if (strcmp(sj->state, "CANCELLED") == 0)
@@ -381,6 +391,8 @@ static int classify(struct backend *b, struct err *err)
                 if (sj->phase == SLURM_PENDING) {
                     if (!d) {
                         if (sj->held && sj->gpus > 0) {
+                            if (slurm_store_add_seen(&b->store, sj->id, b->now, err) != 0)
+                                goto fail;
                             fill_job(b, aj, sj);
                             b->queued_sj[b->n_queued] = sj;
                             b->queued[b->n_queued++] = aj;
@@ -403,11 +415,9 @@ static int classify(struct backend *b, struct err *err)
                 if (sj->phase == SLURM_ACTIVE && d && d->start_s == 0 && sj->start_s > 0 &&
                     slurm_store_set_started(&b->store, sj->id, sj->restart_cnt, sj->start_s, sj->gres_idx, err) != 0)
                     goto fail;
-                fill_job(b, aj, sj);
-                if (sj->phase == SLURM_PENDING) /* released, waiting for slurmctld's loop */
-                    aj->start_us = d->decided_us;
-                else if (aj->start_us < 0)
-                    aj->start_us = now_us();
+                fill_job(b, aj, sj); /* a job the agent started runs from its decision */
+                if (aj->start_us < 0)
+                    aj->start_us = b->now;
                 aj->state = JOB_RUNNING;
                 aj->preempting = slurm_store_preempted(&b->store, sj->id, sj->restart_cnt);
                 aj->gpu_idx = &b->gpu_pool[pool_used];
@@ -550,7 +560,7 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
         return err_set(err, NULL, 0, 0, "out of memory");
     }
     uint32_t n_ok = 0;
-    int64_t decided = now_us();
+    int64_t decided = b->now;
     if (slurm_store_begin(&b->store, err) != 0)
         goto fail;
     for (uint32_t k = 0; k < res->n_starts; k++) {
@@ -579,8 +589,9 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
             fits = sj->gpus_per_node ? per_node[u] == sj->gpus_per_node : 1;
         if (!fits) {
             b->shape_refused++;
-            log_write(LOGL_DEBUG, "start not carried out: not the job's shape", "job=%lld nodes_chosen=%d nodes_asked=%d",
-                      (long long)sj->id, used, sj->node_count);
+            log_write(LOGL_DEBUG, "start not carried out: not the job's shape",
+                      "job=%lld nodes_chosen=%d nodes_asked=%d pass_us=%lld", (long long)sj->id, used, sj->node_count,
+                      (long long)b->now);
             continue;
         }
         struct slurm_decision d = {.job_id = sj->id, .attempt = sj->restart_cnt, .decided_us = decided};
@@ -649,15 +660,19 @@ static int pass(struct backend *b, int *worked, struct err *err)
     b->nodes = NULL;
     b->jobs = NULL;
     b->n_nodes = b->n_jobs = 0;
+    /* jobs first: a job that ends between the two reads then still holds its
+     * GPUs in this pass (seen ended by the next), never the other way round
+     * (GPUs Slurm still counts as used by a job this pass saw ended would
+     * read as another partition's) */
+    if (run_cmd(b, squeue, &b->out, err) != 0 ||
+        slurm_parse_jobs(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->jobs, &b->n_jobs, err) != 0)
+        return -1;
+    b->now = now_us();
     if (run_cmd(b, sinfo, &b->out, err) != 0 ||
         slurm_parse_nodes(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->nodes, &b->n_nodes, err) != 0)
         return -1;
     if (b->n_nodes == 0)
         return err_set(err, NULL, 0, 0, "partition '%s' has no nodes (sinfo --json)", b->partition);
-    int64_t now = now_us();
-    if (run_cmd(b, squeue, &b->out, err) != 0 ||
-        slurm_parse_jobs(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->jobs, &b->n_jobs, err) != 0)
-        return -1;
     if (build_inventory(b, err) != 0)
         return -1;
     if (!b->rec_open) {
@@ -670,11 +685,17 @@ static int pass(struct backend *b, int *worked, struct err *err)
             return -1;
         b->rec_open = 1;
     }
-    if (classify(b, err) != 0)
+    /* one transaction for what the pass observes (one sync, not one per job) */
+    if (slurm_store_begin(&b->store, err) != 0)
+        return -1;
+    int crc = classify(b, err);
+    struct err cerr;
+    err_clear(&cerr);
+    if (slurm_store_commit(&b->store, crc == 0 ? err : &cerr) != 0 || crc != 0)
         return -1;
     struct sched_result res;
     sched_result_init(&res);
-    int rc = scheduler_pass(&b->sched, now, &b->inv, b->queued, b->n_queued, b->running, b->n_running, &res, err);
+    int rc = scheduler_pass(&b->sched, b->now, &b->inv, b->queued, b->n_queued, b->running, b->n_running, &res, err);
     b->passes++;
     if (rc != 0) {
         sched_result_release(&res);
@@ -687,7 +708,6 @@ static int pass(struct backend *b, int *worked, struct err *err)
     sched_result_release(&res);
     if (rc != 0)
         return -1;
-    struct err cerr;
     err_clear(&cerr);
     comment_new_jobs(b, &cerr);
     char status[160];

@@ -16,7 +16,8 @@ static const char schema[] =
     " start_s INTEGER NOT NULL DEFAULT 0, placement TEXT NOT NULL DEFAULT '', PRIMARY KEY (job_id, attempt));"
     "CREATE TABLE IF NOT EXISTS preemptions (job_id INTEGER NOT NULL, attempt INTEGER NOT NULL,"
     " at_us INTEGER NOT NULL, PRIMARY KEY (job_id, attempt));"
-    "CREATE TABLE IF NOT EXISTS traced (job_id INTEGER PRIMARY KEY);";
+    "CREATE TABLE IF NOT EXISTS traced (job_id INTEGER PRIMARY KEY);"
+    "CREATE TABLE IF NOT EXISTS seen (job_id INTEGER PRIMARY KEY, first_seen_us INTEGER NOT NULL);";
 
 static int db_fail(struct slurm_store *s, struct err *err, const char *what)
 {
@@ -124,6 +125,15 @@ int slurm_store_open(struct slurm_store *s, const char *path, int64_t now_s, str
             goto fail;
     sqlite3_finalize(st);
     st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT job_id, first_seen_us FROM seen ORDER BY job_id", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (buffers_grow((void **)&s->seen, &s->cap_seen, s->n_seen + 1, sizeof *s->seen) != 0)
+            goto fail;
+        s->seen[s->n_seen++] = (struct slurm_seen){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    sqlite3_finalize(st);
+    st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT job_id FROM traced", -1, &st, NULL) != SQLITE_OK)
         goto fail;
     while (sqlite3_step(st) == SQLITE_ROW)
@@ -146,6 +156,7 @@ void slurm_store_close(struct slurm_store *s)
     free(s->rows);
     free(s->preempted);
     free(s->traced);
+    free(s->seen);
     memset(s, 0, sizeof *s);
 }
 
@@ -169,11 +180,47 @@ static size_t first_row(const struct slurm_store *s, int64_t job_id)
     return lo;
 }
 
-int64_t slurm_store_first_start(const struct slurm_store *s, int64_t job_id)
+int64_t slurm_store_first_decided(const struct slurm_store *s, int64_t job_id)
 {
-    for (size_t i = first_row(s, job_id); i < s->n && s->rows[i].job_id == job_id; i++)
-        if (s->rows[i].start_s > 0)
-            return s->rows[i].start_s;
+    size_t i = first_row(s, job_id);
+    return i < s->n && s->rows[i].job_id == job_id ? s->rows[i].decided_us : -1;
+}
+
+static int exec_sql(struct slurm_store *s, const char *sql, struct err *err)
+{
+    return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(s, err, sql);
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+    int64_t x = ((const struct slurm_seen *)a)->job_id, y = ((const struct slurm_seen *)b)->job_id;
+    return (x > y) - (x < y);
+}
+
+int64_t slurm_store_seen(const struct slurm_store *s, int64_t job_id)
+{
+    struct slurm_seen key = {job_id, 0};
+    const struct slurm_seen *e = bsearch(&key, s->seen, s->n_seen, sizeof key, cmp_seen);
+    return e ? e->first_seen_us : -1;
+}
+
+int slurm_store_add_seen(struct slurm_store *s, int64_t job_id, int64_t at_us, struct err *err)
+{
+    if (slurm_store_seen(s, job_id) >= 0)
+        return 0;
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO seen (job_id, first_seen_us) VALUES (%lld, %lld)",
+             (long long)job_id, (long long)at_us);
+    if (exec_sql(s, sql, err) != 0)
+        return -1;
+    if (buffers_grow((void **)&s->seen, &s->cap_seen, s->n_seen + 1, sizeof *s->seen) != 0)
+        return err_set(err, NULL, 0, 0, "out of memory");
+    uint32_t i = s->n_seen++;
+    while (i > 0 && s->seen[i - 1].job_id > job_id) {
+        s->seen[i] = s->seen[i - 1];
+        i--;
+    }
+    s->seen[i] = (struct slurm_seen){job_id, at_us};
     return 0;
 }
 
@@ -183,11 +230,6 @@ int32_t slurm_store_attempts(const struct slurm_store *s, int64_t job_id)
     for (size_t i = first_row(s, job_id); i < s->n && s->rows[i].job_id == job_id; i++)
         n++;
     return n;
-}
-
-static int exec_sql(struct slurm_store *s, const char *sql, struct err *err)
-{
-    return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(s, err, sql);
 }
 
 int slurm_store_begin(struct slurm_store *s, struct err *err)

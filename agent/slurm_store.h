@@ -10,7 +10,10 @@
  * released whose job is still held is carried out with the nodes stored
  * here, never re-decided. A preemption is committed before its `scontrol
  * requeuehold`. A finished job is marked traced once its trace line is on
- * disk. The rows are also kept in memory, sorted, for the passes.
+ * disk. The first pass that sees a held job records that instant as its
+ * submission (`seen`): Slurm's submit_time is whole seconds, and the trace
+ * must give the simulator the instants the agent's passes saw. The rows are
+ * also kept in memory, sorted, for the passes.
  */
 #ifndef FLEETSIM_AGENT_SLURM_STORE_H
 #define FLEETSIM_AGENT_SLURM_STORE_H
@@ -36,6 +39,10 @@ struct slurm_store {
     uint32_t n, cap;
     int64_t *preempted; /* job_id * 65536 + attempt, sorted */
     uint32_t n_preempted, cap_preempted;
+    struct slurm_seen {
+        int64_t job_id, first_seen_us;
+    } *seen; /* sorted by job_id */
+    uint32_t n_seen, cap_seen;
     int64_t *traced; /* job ids, sorted */
     uint32_t n_traced, cap_traced;
     int64_t epoch_s;
@@ -47,8 +54,11 @@ int slurm_store_open(struct slurm_store *s, const char *path, int64_t now_s, str
 void slurm_store_close(struct slurm_store *s);
 
 struct slurm_decision *slurm_store_find(struct slurm_store *s, int64_t job_id, int32_t attempt);
-/* The first attempt's recorded start of job_id (0 = none). */
-int64_t slurm_store_first_start(const struct slurm_store *s, int64_t job_id);
+/* When the agent decided job_id's first attempt (-1 = never). */
+int64_t slurm_store_first_decided(const struct slurm_store *s, int64_t job_id);
+/* When a pass first saw job_id held, -1 = not yet. */
+int64_t slurm_store_seen(const struct slurm_store *s, int64_t job_id);
+int slurm_store_add_seen(struct slurm_store *s, int64_t job_id, int64_t at_us, struct err *err);
 /* Number of decisions for job_id (attempts decided). */
 int32_t slurm_store_attempts(const struct slurm_store *s, int64_t job_id);
 
