@@ -291,15 +291,18 @@ static int trace_job(struct backend *b, const struct slurm_job *sj, struct err *
     return 0;
 }
 
-/* pin (ReqNodeList = exactly the chosen nodes) with the agent's comment */
-static int pin_job(struct backend *b, int64_t job_id, const char *node_list, struct err *err)
+/* pin (ReqNodeList = exactly the chosen nodes) with the agent's comment. A
+ * requeued job (attempt > 0) also gets StartTime=now: Slurm delays a
+ * requeued job's begin time by two minutes, which would hold it back after
+ * the policy chose to start it. */
+static int pin_job(struct backend *b, int64_t job_id, int32_t attempt, const char *node_list, struct err *err)
 {
     char id[48], req[1100], comment[1400];
     snprintf(id, sizeof id, "JobId=%lld", (long long)job_id);
     snprintf(req, sizeof req, "ReqNodeList=%s", node_list);
     snprintf(comment, sizeof comment, "Comment=" COMMENT_PREFIX "started by policy '%s' on %s", b->sched.ph.spec,
              node_list);
-    const char *argv[] = {"scontrol", "update", id, req, comment, NULL};
+    const char *argv[] = {"scontrol", "update", id, req, comment, attempt > 0 ? "StartTime=now" : NULL, NULL};
     return run_cmd(b, argv, NULL, err);
 }
 
@@ -339,7 +342,7 @@ static int finish_decision(struct backend *b, const struct slurm_job *sj, struct
 {
     char nodes[300];
     counts_to_nodes(d->nodes, nodes, sizeof nodes);
-    if (strcmp(sj->required_nodes, nodes) != 0 && pin_job(b, sj->id, nodes, err) != 0)
+    if ((strcmp(sj->required_nodes, nodes) != 0 || sj->restart_cnt > 0) && pin_job(b, sj->id, sj->restart_cnt, nodes, err) != 0)
         return -1;
     if (release_jobs(b, &sj->id, 1, err) != 0)
         return -1;
@@ -553,9 +556,11 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
     if (res->n_starts == 0)
         return 0;
     int64_t *ids = calloc(res->n_starts, sizeof *ids);
+    int32_t *attempts = calloc(res->n_starts, sizeof *attempts);
     char(*lists)[300] = calloc(res->n_starts, sizeof *lists);
-    if (!ids || !lists) {
+    if (!ids || !lists || !attempts) {
         free(ids);
+        free(attempts);
         free(lists);
         return err_set(err, NULL, 0, 0, "out of memory");
     }
@@ -611,6 +616,7 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
             continue;
         if (slurm_store_add_decision(&b->store, &d, err) != 0)
             goto fail;
+        attempts[n_ok] = sj->restart_cnt;
         ids[n_ok++] = sj->id;
     }
     if (slurm_store_commit(&b->store, err) != 0)
@@ -618,9 +624,10 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
     /* committed: from here a crash is finished by the next start (finish_decision) */
     uint32_t n_pinned = 0;
     for (uint32_t k = 0; k < n_ok; k++) {
-        if (pin_job(b, ids[k], lists[k], err) != 0)
+        if (pin_job(b, ids[k], attempts[k], lists[k], err) != 0)
             continue; /* e.g. cancelled meanwhile: the row stays unreleased, the next pass settles it */
         ids[n_pinned] = ids[k];
+        attempts[n_pinned] = attempts[k];
         memmove(lists[n_pinned], lists[k], sizeof lists[k]);
         n_pinned++;
     }
@@ -641,10 +648,12 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
     if (slurm_store_commit(&b->store, err) != 0)
         goto fail;
     free(ids);
+    free(attempts);
     free(lists);
     return 0;
 fail:
     free(ids);
+    free(attempts);
     free(lists);
     return -1;
 }

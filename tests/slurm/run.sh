@@ -83,7 +83,7 @@ submit_mix() {
     k=$((i % $# + 1)); eval "g=\${$k}"
     if [ "$g" -gt 8 ]; then shape="-N$((g / 8)) --gres=gpu:8"; else shape="--gres=gpu:$g"; fi
     # shellcheck disable=SC2086
-    sbatch --parsable -p ext $shape -t $((1 + i % 3)) -o "$dir/%j.out" --wrap \
+    sbatch --parsable -p ext $shape -t $((1 + i % 3)) -o "$dir/%j.out" --open-mode=append --wrap \
       "echo run \$SLURM_JOB_ID \${SLURM_RESTART_COUNT:-0} \$SLURM_JOB_NODELIST \$SLURMD_NODENAME \$CUDA_VISIBLE_DEVICES; sleep $((i % 3))" \
       >>"$dir/ids" || return 1
     i=$((i + 1))
@@ -149,5 +149,61 @@ PLUGIN=$BUILD/policies/examples/example_policy.so
 if [ -r "$PLUGIN" ]; then e2e plugin "$PLUGIN" 60 "1 2 4 8 16"; else fail "no example plugin at $PLUGIN (make)"; fi
 e2e whole fcfs+easy+pack 24 "8 16 8"
 if grep -q "not the job's shape" "$TMP/whole.log"; then fail "whole: a start refused for its shape"; else pass; fi
+
+# --- crash: SIGKILL the agent at random points while 200 jobs flow, ten times ---
+# After each restart the agent reconciles with Slurm: a decision committed but
+# not carried out is carried out with its stored nodes, never re-decided.
+# Slurm's own log is the witness: each job pinned once ("setting req_nodes")
+# and allocated once ("sched: Allocate"); the store holds one decision per job.
+start_agent crash fcfs+easy+pack
+t0=$(date +%s)
+submit_mix 200 "$TMP/crash.out" "1 2 4 8 16" &
+submit_pid=$!
+kills=0
+for pause in $(awk 'BEGIN { srand(13); for (k = 0; k < 10; k++) printf "%.2f ", 0.3 + rand() * 3.5 }'); do
+  sleep "$pause"
+  kill -9 "$AGENT_PID" 2>/dev/null && kills=$((kills + 1))
+  wait "$AGENT_PID" 2>/dev/null
+  start_agent crash fcfs+easy+pack
+done
+wait "$submit_pid" || fail "crash: sbatch failed"
+if wait_ended "$TMP/crash.out/ids" 400; then pass; else fail "crash: 200 jobs not done in 400 s"; fi
+wait_traced "$TMP/crash.state/trace.jsonl" 200
+stop_agent
+echo "crash: 200 jobs, the agent killed $kills times, all done in $(($(date +%s) - t0)) s"
+squeue --json -t all -p ext >"$TMP/crash.squeue.json"
+check "crash: no job lost, none decided, pinned or started twice" \
+  $CHECK crash "$TMP/crash.squeue.json" "$TMP/crash.state/slurm.db" "$CLUSTER/log/slurmctld.log" "$TMP/crash.out/ids"
+cat "$TMP/out"
+[ "$(grep '"id"' "$TMP/crash.state/trace.jsonl" | sed 's/,.*//' | sort | uniq | wc -l)" = 200 ] &&
+  [ "$(grep -c '"id"' "$TMP/crash.state/trace.jsonl")" = 200 ] && pass || fail "crash: 200 distinct jobs in the trace"
+[ "$(grep -c 'agent started' "$TMP/crash.log")" = 11 ] && pass || fail "crash: 11 agent starts in the log"
+
+# --- preemption through scontrol requeuehold -----------------------------------
+# srtf: four long jobs (limit 10 min) fill the nodes; a short one (limit 1 min)
+# arrives and preempts one of them, which goes back to the queue held (a new
+# attempt) and runs again once the short job is done.
+start_agent preempt srtf
+mkdir -p "$TMP/preempt.out"; : >"$TMP/preempt.out/ids"
+for k in 1 2 3 4; do
+  sbatch --parsable -p ext --gres=gpu:8 -t 10 -o "$TMP/preempt.out/%j.out" --open-mode=append --wrap \
+    'echo run $SLURM_JOB_ID ${SLURM_RESTART_COUNT:-0} $SLURM_JOB_NODELIST; sleep 5' >>"$TMP/preempt.out/ids"
+done
+n=0; while [ "$(squeue -h -p ext -t R -o %i | wc -l)" -lt 4 ] && [ $n -lt 100 ]; do n=$((n + 1)); sleep 0.1; done
+short=$(sbatch --parsable -p ext --gres=gpu:8 -t 1 -o "$TMP/preempt.out/%j.out" --wrap 'echo run $SLURM_JOB_ID 0 $SLURM_JOB_NODELIST; sleep 1')
+echo "$short" >>"$TMP/preempt.out/ids"
+if wait_ended "$TMP/preempt.out/ids" 90; then pass; else fail "preempt: jobs not done in 90 s"; squeue -p ext; fi
+stop_agent
+squeue --json -t all -p ext >"$TMP/preempt.squeue.json"
+victim=$(python3 -c 'import sqlite3, sys; r = sqlite3.connect(sys.argv[1]).execute("SELECT job_id FROM preemptions").fetchall(); print(r[0][0] if r else 0)' "$TMP/preempt.state/slurm.db")
+if [ "$victim" != 0 ]; then
+  check "preempt: job $victim requeued by the agent, restarted and completed" \
+    $CHECK preempted "$TMP/preempt.squeue.json" "$TMP/preempt.state/slurm.db" "$TMP/preempt.out" "$victim"
+  cat "$TMP/out"
+  grep -q "requeue.*JobId=$victim\|JobId=$victim.*requeue" "$CLUSTER/log/slurmctld.log" && pass ||
+    fail "preempt: slurmctld's log shows no requeue of job $victim"
+else
+  fail "preempt: srtf preempted no job"; tail -5 "$TMP/preempt.log"
+fi
 
 finish slurm
