@@ -71,10 +71,16 @@ int32_t slurm_gres_gpus(const char *s)
         if (strncmp(item, "gres:", 5) == 0 || strncmp(item, "gres/", 5) == 0)
             item += 5;
         if (strncmp(item, "gpu", 3) == 0 && (item[3] == ':' || item[3] == '=')) {
-            /* the count is the last ':'- or '='-separated field before '(' */
-            const char *stop = item;
-            while (stop < end && *stop != '(')
-                stop++;
+            /* the count is the last ':'- or '='-separated field, before a
+             * trailing "(IDX:...)" or "(S:...)" ("(null)" is a type name) */
+            const char *stop = end;
+            if (stop > item && stop[-1] == ')') {
+                const char *open = stop - 1;
+                while (open > item && *open != '(')
+                    open--;
+                if (*open == '(')
+                    stop = open;
+            }
             const char *q = stop;
             while (q > item && isdigit((unsigned char)q[-1]))
                 q--;

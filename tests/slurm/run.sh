@@ -200,7 +200,7 @@ if [ "$victim" != 0 ]; then
   check "preempt: job $victim requeued by the agent, restarted and completed" \
     $CHECK preempted "$TMP/preempt.squeue.json" "$TMP/preempt.state/slurm.db" "$TMP/preempt.out" "$victim"
   cat "$TMP/out"
-  grep -q "requeue.*JobId=$victim\|JobId=$victim.*requeue" "$CLUSTER/log/slurmctld.log" && pass ||
+  grep -q "Requeuing JobId=$victim\$" "$CLUSTER/log/slurmctld.log" && pass ||
     fail "preempt: slurmctld's log shows no requeue of job $victim"
 else
   fail "preempt: srtf preempted no job"; tail -5 "$TMP/preempt.log"
