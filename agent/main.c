@@ -33,7 +33,8 @@ static const char main_usage[] =
     "policy object code as fleetsim, and records a trace fleetsim replays.\n"
     "\n"
     "daemon:\n"
-    "  run        start the agent (under systemd: see fleetsim-agent(8))\n"
+    "  run        start the agent (under systemd: see fleetsim-agent(8)); with\n"
+    "             --backend slurm --partition P it schedules a Slurm partition\n"
     "  inventory  show the GPUs the agent would manage (NVML or a fake file)\n"
     "\n"
     "jobs (talk to a running agent over its socket):\n"
@@ -67,6 +68,10 @@ static const char run_usage[] =
     "      --socket PATH      the Unix socket to listen on\n"
     "      --state-dir DIR    where the state store, job folders and trace live\n"
     "      --log-level LEVEL  debug, info, warn, error\n"
+    "      --backend B        'local' (default): this node's GPUs; 'slurm': schedule\n"
+    "                         the held jobs of a Slurm partition (pin nodes, release)\n"
+    "      --partition NAME   the Slurm partition (with --backend slurm)\n"
+    "      --poll-ms N        Slurm backend: pause between passes when idle (default 500)\n"
     "  -h, --help             this help\n";
 
 static const char inventory_usage[] =

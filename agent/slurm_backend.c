@@ -785,7 +785,11 @@ int slurm_backend_run(const struct agent_config *cfg, const char *partition, int
             char msg[600];
             log_write(LOGL_WARN, "pass failed", "error=%s", log_quote(msg, sizeof msg, perr.msg));
             if (!ready && ++failures >= 3) { /* a partition that does not exist, Slurm not reachable */
-                *err = perr;
+                err_clear(err);
+                if (strstr(perr.msg, "has no nodes"))
+                    *err = perr; /* the admin's input */
+                else
+                    err_set(err, NULL, 0, 0, "cannot use Slurm: %s", perr.msg);
                 goto done;
             }
             worked = 0;

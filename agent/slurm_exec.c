@@ -42,7 +42,7 @@ int slurm_exec(const char *const *argv, struct buf *out, int timeout_ms, struct 
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         execvp(argv[0], (char *const *)argv);
-        dprintf(2, "%s: %s\n", argv[0], strerror(errno));
+        dprintf(2, "cannot run '%s': %s (are Slurm's client commands installed?)\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(po[1]);

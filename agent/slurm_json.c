@@ -54,6 +54,22 @@ static json_t *load_array(const char *text, size_t len, const char *key, const c
     return arr;
 }
 
+/* The document's array `key` (*arr) and a zeroed record per element (one
+ * more, so never calloc(0)); NULL with err set and *root released. */
+static void *load_records(const char *text, size_t len, const char *key, const char *what, size_t elem,
+                          json_t **root, json_t **arr, struct err *err)
+{
+    *arr = load_array(text, len, key, what, root, err);
+    void *recs = *arr ? calloc(json_array_size(*arr) + 1, elem) : NULL;
+    if (*arr && !recs)
+        err_set(err, NULL, 0, 0, "out of memory");
+    if (!recs) {
+        json_decref(*root);
+        *root = NULL;
+    }
+    return recs;
+}
+
 int32_t slurm_gres_gpus(const char *s)
 {
     /* items separated by ','; but "(IDX:0-1,4)" holds commas too */
@@ -227,17 +243,10 @@ int slurm_parse_nodes(const char *text, size_t len, const char *partition, struc
 {
     *out = NULL;
     *n = 0;
-    json_t *root;
-    json_t *arr = load_array(text, len, "nodes", "sinfo --json", &root, err);
-    if (!arr) {
-        json_decref(root);
+    json_t *root, *arr;
+    struct slurm_node *nodes = load_records(text, len, "nodes", "sinfo --json", sizeof *nodes, &root, &arr, err);
+    if (!nodes)
         return -1;
-    }
-    struct slurm_node *nodes = calloc(json_array_size(arr) + 1, sizeof *nodes);
-    if (!nodes) {
-        json_decref(root);
-        return err_set(err, NULL, 0, 0, "out of memory");
-    }
     size_t count = 0, i;
     json_t *v;
     json_array_foreach(arr, i, v)
@@ -325,17 +334,10 @@ int slurm_parse_jobs(const char *text, size_t len, const char *partition, struct
 {
     *out = NULL;
     *n = 0;
-    json_t *root;
-    json_t *arr = load_array(text, len, "jobs", "squeue --json", &root, err);
-    if (!arr) {
-        json_decref(root);
+    json_t *root, *arr;
+    struct slurm_job *jobs = load_records(text, len, "jobs", "squeue --json", sizeof *jobs, &root, &arr, err);
+    if (!jobs)
         return -1;
-    }
-    struct slurm_job *jobs = calloc(json_array_size(arr) + 1, sizeof *jobs);
-    if (!jobs) {
-        json_decref(root);
-        return err_set(err, NULL, 0, 0, "out of memory");
-    }
     size_t count = 0, i;
     json_t *v;
     json_array_foreach(arr, i, v)

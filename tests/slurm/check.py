@@ -60,6 +60,15 @@ def decisions(db):
     return rows, pre
 
 
+def decided_nodes(db):
+    """job id -> the node choices of its decisions ("n1:8,n2:8"), one per attempt"""
+    rows, _ = decisions(db)
+    by_job = {}
+    for job_id, _, nodes, _ in rows:
+        by_job.setdefault(job_id, []).append(nodes)
+    return by_job
+
+
 def gpus_per_node(j):
     m = re.search(r"gpu:(\d+)", j.get("tres_per_node") or "")
     return int(m.group(1)) if m else 0
@@ -68,11 +77,8 @@ def gpus_per_node(j):
 def placed(squeue, db, outdir, ids):
     jobs = jobs_of(squeue, ids)
     n = len(open(ids).read().split())
-    rows, _ = decisions(db)
+    by_job = decided_nodes(db)
     bad = 0
-    by_job = {}
-    for job_id, attempt, nodes, _ in rows:
-        by_job.setdefault(job_id, []).append(nodes)
     if len(jobs) != int(n):
         print("FAIL: %d jobs in the partition, want %s" % (len(jobs), n))
         bad += 1
@@ -155,11 +161,8 @@ def order(trace, csv, log=None):
 def crash(squeue, db, log, ids):
     jobs = jobs_of(squeue, ids)
     n = len(open(ids).read().split())
-    rows, _ = decisions(db)
+    per = {job_id: len(choices) for job_id, choices in decided_nodes(db).items()}
     bad = 0
-    per = {}
-    for job_id, attempt, _, _ in rows:
-        per[job_id] = per.get(job_id, 0) + 1
     pins, allocs = {}, {}
     with open(log) as f:
         for line in f:

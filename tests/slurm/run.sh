@@ -62,6 +62,32 @@ else
   fail "cluster: a second cluster did not start"; sed 's/^/  | /' "$TMP/c2.out"
 fi
 
+# --- the command line ------------------------------------------------------------
+expect_exit 2 "run --backend slurm without --partition" "$AGENT" run --backend slurm
+expect_exit 2 "run --backend nope" "$AGENT" run --backend nope --partition ext
+expect_exit 2 "run --partition without --backend slurm" "$AGENT" run --partition ext
+expect_exit 2 "run --backend slurm --partition nope" "$AGENT" run --backend slurm --partition nope \
+  --state-dir "$TMP/nope.state" --poll-ms 10
+grep -q "partition 'nope' has no nodes" "$TMP/err" && pass || fail "unknown partition: $(cat "$TMP/err")"
+expect_exit 3 "run without Slurm's commands" env PATH=/nonexistent "$(pwd)/$AGENT" run --backend slurm \
+  --partition ext --state-dir "$TMP/nocmd.state" --poll-ms 10
+grep -q "cannot use Slurm: .*cannot run 'squeue'" "$TMP/err" && pass || fail "no squeue: $(cat "$TMP/err")"
+expect_exit 2 "submit --backend slurm without --partition" "$AGENT" submit --backend slurm -- true
+expect_exit 2 "submit --backend slurm, GPUs not split evenly" "$AGENT" submit --backend slurm --partition ext \
+  --gpus 9 --nodes 2 -- true
+"$AGENT" submit --backend slurm --help | grep -q -- "--partition NAME" && pass || fail "submit --backend slurm --help"
+"$AGENT" run --help | grep -q -- "--backend B" && pass || fail "run --help names --backend"
+# through sbatch: the job arrives held, with its GPUs, nodes, limit, name and account
+j=$(cd "$TMP" && "$OLDPWD/$AGENT" submit --backend slurm --partition ext --gpus 16 --nodes 2 --time 90s \
+  --name "it's" -- sh -c 'echo "$1"' sh "a 'quoted' arg")
+if [ -n "$j" ] && squeue -h -j "$j" -o '%T %r %D %b %l %j' | grep -q "^PENDING JobHeld.* 2 gres:gpu:8 2:00 it's\$"; then pass
+else fail "submit --backend slurm: job '$j' is $(squeue -h -j "$j" -o '%T %r %D %b %l %j' 2>&1)"; fi
+scontrol release "$j" 2>/dev/null; wait_done "$j"
+grep -qx "a 'quoted' arg" "$TMP/slurm-$j.out" && pass || fail "submit --backend slurm: argv not kept: $(cat "$TMP/slurm-$j.out")"
+
+# SLURM_QUICK=1: the cluster and the command line only (a minute less)
+if [ -n "${SLURM_QUICK:-}" ]; then finish slurm; exit $?; fi
+
 # --- the agent as the scheduler of partition ext ------------------------------
 # start_agent NAME POLICY: the agent on partition ext, its state in $TMP/NAME.state
 start_agent() {
