@@ -59,7 +59,7 @@ struct backend {
     uint32_t n_reserved, cap_reserved;
     char (*names)[SLURM_NAME_MAX]; /* users and accounts, interned for the view's indices */
     uint32_t n_names, cap_names;
-    uint64_t passes, starts, preempts, shape_refused, errors;
+    uint64_t passes, starts, preempts, shape_refused, held_back, errors;
     /* The instant of this pass (taken once Slurm has answered): every event
      * the pass observes (a job seen held, a job seen ended) and every
      * decision it makes is recorded at it, as the simulator's engine runs
@@ -558,10 +558,12 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
     int64_t *ids = calloc(res->n_starts, sizeof *ids);
     int32_t *attempts = calloc(res->n_starts, sizeof *attempts);
     char(*lists)[300] = calloc(res->n_starts, sizeof *lists);
-    if (!ids || !lists || !attempts) {
+    uint8_t *kept = calloc(b->inv.n_nodes + 1, 1); /* nodes of a start refused for its shape */
+    if (!ids || !lists || !attempts || !kept) {
         free(ids);
         free(attempts);
         free(lists);
+        free(kept);
         return err_set(err, NULL, 0, 0, "out of memory");
     }
     uint32_t n_ok = 0;
@@ -589,10 +591,27 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
             per_node[u]++;
         }
         /* a Slurm job is node_count nodes x the same GPUs on each */
-        fits &= used == sj->node_count;
-        for (int u = 0; u < used && fits; u++)
-            fits = sj->gpus_per_node ? per_node[u] == sj->gpus_per_node : 1;
-        if (!fits) {
+        int shaped = fits && used == sj->node_count;
+        for (int u = 0; u < used && shaped; u++)
+            shaped = sj->gpus_per_node ? per_node[u] == sj->gpus_per_node : 1;
+        int behind = 0; /* a later start on a node kept for a refused one */
+        for (int u = 0; u < used && shaped; u++)
+            behind |= kept[node_of[u]];
+        if (!shaped || behind) {
+            if (behind) {
+                b->held_back++;
+                log_write(LOGL_DEBUG, "start held back: its nodes are kept for a job refused this pass",
+                          "job=%lld pass_us=%lld", (long long)sj->id, (long long)b->now);
+                continue;
+            }
+            /* The policy counts GPUs, not shapes: it spread the job (or
+             * gave it other nodes than it asked for). It waits; and its
+             * nodes take no later start of this pass, so that they drain
+             * towards its shape instead of fragmenting further (without
+             * this, a 2-node job behind a stream of small ones could wait
+             * for ever). */
+            for (int u = 0; u < used; u++)
+                kept[node_of[u]] = 1;
             b->shape_refused++;
             log_write(LOGL_DEBUG, "start not carried out: not the job's shape",
                       "job=%lld nodes_chosen=%d nodes_asked=%d pass_us=%lld", (long long)sj->id, used, sj->node_count,
@@ -650,11 +669,13 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
     free(ids);
     free(attempts);
     free(lists);
+    free(kept);
     return 0;
 fail:
     free(ids);
     free(attempts);
     free(lists);
+    free(kept);
     return -1;
 }
 
@@ -805,9 +826,10 @@ int slurm_backend_run(const struct agent_config *cfg, const char *partition, int
             ;
     }
     notify_send("STOPPING=1");
-    log_write(LOGL_INFO, "agent stopped", "passes=%llu starts=%llu preemptions=%llu shape_refused=%llu errors=%llu",
+    log_write(LOGL_INFO, "agent stopped",
+              "passes=%llu starts=%llu preemptions=%llu shape_refused=%llu held_back=%llu errors=%llu",
               (unsigned long long)b.passes, (unsigned long long)b.starts, (unsigned long long)b.preempts,
-              (unsigned long long)b.shape_refused, (unsigned long long)b.errors);
+              (unsigned long long)b.shape_refused, (unsigned long long)b.held_back, (unsigned long long)b.errors);
     rc = 0;
 done:
     scheduler_release(&b.sched);
