@@ -17,7 +17,9 @@
  * decision for their attempt; running = the jobs holding nodes, and the
  * jobs the agent released that Slurm has not started yet (on the nodes the
  * policy chose). A Slurm job is N nodes x G GPUs: a start whose nodes and
- * GPUs do not have that shape is not carried out (the job waits; counted).
+ * GPUs do not have that shape is not carried out (the job waits; counted),
+ * and its nodes take no later start of that pass, so they drain towards its
+ * shape.
  *
  * Crash safety: agent/slurm_store.h. Every finished job that the agent
  * started is written to the native trace (agent/record.h) once.

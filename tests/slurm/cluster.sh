@@ -153,6 +153,7 @@ start() {
     done <"$DIR/pids"
   fi
   install_pkgs
+  [ "$(id -u)" = 0 ] || skip77 "not root: the test cluster's daemons run as root (SlurmUser=root)"
   command -v python3 >/dev/null || skip77 "python3 is needed to find free ports"
   mkdir -p "$DIR/munge" "$DIR/state" "$DIR/log" "$DIR/run" "$DIR/dev" || die "cannot create folders in $DIR"
   i=1; while [ $i -le $NODES ]; do mkdir -p "$DIR/spool/n$i"; i=$((i + 1)); done
