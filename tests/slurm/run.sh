@@ -176,6 +176,25 @@ if [ -r "$PLUGIN" ]; then e2e plugin "$PLUGIN" 60 "1 2 4 8 16"; else fail "no ex
 e2e whole fcfs+easy+pack 24 "8 16 8"
 if grep -q "not the job's shape" "$TMP/whole.log"; then fail "whole: a start refused for its shape"; else pass; fi
 
+# --- Slurm's node states and other partitions' jobs ----------------------------
+# n4 drained by the admin, n1 busy with a job of partition gpu (Slurm's own
+# scheduling): the agent's 8-GPU jobs may only land on n2 and n3.
+scontrol update NodeName=n4 State=DRAIN Reason="fleetsim test"
+foreign=$(sbatch --parsable -p gpu -w n1 --gres=gpu:8 -o /dev/null --wrap 'sleep 60')
+n=0; while [ "$(squeue -h -j "$foreign" -o %T)" != RUNNING ] && [ $n -lt 100 ]; do n=$((n + 1)); sleep 0.1; done
+start_agent drain fcfs+easy+pack
+mkdir -p "$TMP/drain.out"; : >"$TMP/drain.out/ids"
+for k in 1 2 3 4; do
+  sbatch --parsable -p ext --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 1' >>"$TMP/drain.out/ids"
+done
+if wait_ended "$TMP/drain.out/ids" 60; then pass; else fail "drain: 4 jobs not done in 60 s"; fi
+stop_agent
+ran=$(squeue -h -t all -p ext -o '%i %N' | awk 'NR == FNR {w[$1] = 1; next} ($1 in w) {print $2}' "$TMP/drain.out/ids" - | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+case $ran in *n1*|*n4*) fail "drain: jobs ran on the drained node or the busy one: $ran" ;; *) pass ;; esac
+echo "drain: n4 drained, n1 busy in partition gpu; the agent's four 8-GPU jobs ran on:$ran"
+scancel "$foreign"; scontrol update NodeName=n4 State=RESUME
+n=0; while [ "$(sinfo -h -p ext -t idle -o %D)" != 4 ] && [ $n -lt 100 ]; do n=$((n + 1)); sleep 0.1; done
+
 # --- crash: SIGKILL the agent at random points while 200 jobs flow, ten times ---
 # After each restart the agent reconciles with Slurm: a decision committed but
 # not carried out is carried out with its stored nodes, never re-decided.
