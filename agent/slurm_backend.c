@@ -104,14 +104,15 @@ static int cmp_reserved(const void *a, const void *b)
 static int64_t reserved_of(const struct backend *b, int64_t job_id)
 {
     struct reserved_entry key = {job_id, 0};
-    const struct reserved_entry *e = bsearch(&key, b->reserved, b->n_reserved, sizeof key, cmp_reserved);
+    const struct reserved_entry *e =
+        b->n_reserved ? bsearch(&key, b->reserved, b->n_reserved, sizeof key, cmp_reserved) : NULL;
     return e ? e->reserved_us : -1;
 }
 
 static void set_reserved(struct backend *b, int64_t job_id, int64_t at_us)
 {
     struct reserved_entry key = {job_id, at_us};
-    struct reserved_entry *e = bsearch(&key, b->reserved, b->n_reserved, sizeof key, cmp_reserved);
+    struct reserved_entry *e = b->n_reserved ? bsearch(&key, b->reserved, b->n_reserved, sizeof key, cmp_reserved) : NULL;
     if (e) {
         e->reserved_us = at_us;
         return;

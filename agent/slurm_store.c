@@ -41,7 +41,7 @@ static int cmp_i64(const void *a, const void *b)
 /* Inserts v into the sorted set (no duplicates). */
 static int set_add(int64_t **v, uint32_t *n, uint32_t *cap, int64_t x)
 {
-    if (bsearch(&x, *v, *n, sizeof **v, cmp_i64))
+    if (*n && bsearch(&x, *v, *n, sizeof **v, cmp_i64))
         return 0;
     if (buffers_grow((void **)v, cap, *n + 1, sizeof **v) != 0)
         return -1;
@@ -163,7 +163,7 @@ void slurm_store_close(struct slurm_store *s)
 struct slurm_decision *slurm_store_find(struct slurm_store *s, int64_t job_id, int32_t attempt)
 {
     struct slurm_decision key = {.job_id = job_id, .attempt = attempt};
-    return bsearch(&key, s->rows, s->n, sizeof *s->rows, cmp_decision);
+    return s->n ? bsearch(&key, s->rows, s->n, sizeof *s->rows, cmp_decision) : NULL;
 }
 
 /* The first row of job_id, or n. */
@@ -200,7 +200,7 @@ static int cmp_seen(const void *a, const void *b)
 int64_t slurm_store_seen(const struct slurm_store *s, int64_t job_id)
 {
     struct slurm_seen key = {job_id, 0};
-    const struct slurm_seen *e = bsearch(&key, s->seen, s->n_seen, sizeof key, cmp_seen);
+    const struct slurm_seen *e = s->n_seen ? bsearch(&key, s->seen, s->n_seen, sizeof key, cmp_seen) : NULL;
     return e ? e->first_seen_us : -1;
 }
 
@@ -330,7 +330,7 @@ int slurm_store_add_preemption(struct slurm_store *s, int64_t job_id, int32_t at
 int slurm_store_preempted(const struct slurm_store *s, int64_t job_id, int32_t attempt)
 {
     int64_t k = preempt_key(job_id, attempt);
-    return bsearch(&k, s->preempted, s->n_preempted, sizeof k, cmp_i64) != NULL;
+    return s->n_preempted && bsearch(&k, s->preempted, s->n_preempted, sizeof k, cmp_i64) != NULL;
 }
 
 int slurm_store_mark_traced(struct slurm_store *s, int64_t job_id, struct err *err)
@@ -345,5 +345,5 @@ int slurm_store_mark_traced(struct slurm_store *s, int64_t job_id, struct err *e
 
 int slurm_store_traced(const struct slurm_store *s, int64_t job_id)
 {
-    return bsearch(&job_id, s->traced, s->n_traced, sizeof job_id, cmp_i64) != NULL;
+    return s->n_traced && bsearch(&job_id, s->traced, s->n_traced, sizeof job_id, cmp_i64) != NULL;
 }
