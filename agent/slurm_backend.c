@@ -65,6 +65,7 @@ struct backend {
      * decision it makes is recorded at it, as the simulator's engine runs
      * one pass per event instant. So the trace replays to the same passes. */
     int64_t now;
+    int64_t prev_now; /* the previous pass's instant, 0 before the first */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -246,9 +247,12 @@ static int trace_job(struct backend *b, const struct slurm_job *sj, struct err *
     struct slurm_decision *d = slurm_store_find(&b->store, sj->id, sj->restart_cnt);
     struct agent_job aj;
     fill_job(b, &aj, sj);
-    /* ended when this pass saw it, unless the agent was away (down) longer
-     * than a few passes: then Slurm's own end is nearer the truth */
-    aj.end_us = b->now - sj->end_s * 1000000 <= 5000000 ? b->now : sj->end_s * 1000000;
+    /* ended when this pass saw it, if the previous pass of this process
+     * could still have seen it running (Slurm's end is whole seconds: one
+     * second of margin); a job that ended before this process's first pass,
+     * while the agent was down, ended when Slurm says */
+    int watched = b->prev_now > 0 && sj->end_s * 1000000 >= b->prev_now - 1000000;
+    aj.end_us = watched ? b->now : sj->end_s * 1000000;
     if (aj.end_us < aj.start_us)
         aj.end_us = aj.start_us;
     aj.first_start_us = slurm_store_first_decided(&b->store, sj->id);
@@ -698,6 +702,7 @@ static int pass(struct backend *b, int *worked, struct err *err)
     if (run_cmd(b, squeue, &b->out, err) != 0 ||
         slurm_parse_jobs(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->jobs, &b->n_jobs, err) != 0)
         return -1;
+    b->prev_now = b->now;
     b->now = now_us();
     if (run_cmd(b, sinfo, &b->out, err) != 0 ||
         slurm_parse_nodes(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->nodes, &b->n_nodes, err) != 0)
