@@ -65,7 +65,13 @@ struct backend {
      * decision it makes is recorded at it, as the simulator's engine runs
      * one pass per event instant. So the trace replays to the same passes. */
     int64_t now;
-    int64_t prev_now; /* the previous pass's instant, 0 before the first */
+    /* Jobs this process watched holding their nodes (running, or released
+     * and waiting for slurmctld) in the previous pass, sorted; and the set
+     * this pass builds. A job of the first set seen ended ended at this
+     * pass's instant; any other (it ended while the agent was down) when
+     * Slurm says. */
+    int64_t *alive, *alive_next;
+    uint32_t n_alive, cap_alive, n_alive_next, cap_alive_next;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -100,6 +106,34 @@ static int cmp_reserved(const void *a, const void *b)
 {
     int64_t x = ((const struct reserved_entry *)a)->job_id, y = ((const struct reserved_entry *)b)->job_id;
     return (x > y) - (x < y);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Notes a job holding its nodes in this pass (see struct backend's alive). */
+static void watch(struct backend *b, int64_t job_id)
+{
+    if (buffers_grow((void **)&b->alive_next, &b->cap_alive_next, b->n_alive_next + 1, sizeof *b->alive_next) == 0)
+        b->alive_next[b->n_alive_next++] = job_id;
+}
+
+/* The pass is over: what it watched is what the next pass compares with. */
+static void watch_swap(struct backend *b)
+{
+    int64_t *t = b->alive;
+    uint32_t cap = b->cap_alive;
+    b->alive = b->alive_next;
+    b->n_alive = b->n_alive_next;
+    b->cap_alive = b->cap_alive_next;
+    b->alive_next = t;
+    b->cap_alive_next = cap;
+    b->n_alive_next = 0;
+    if (b->n_alive > 1)
+        qsort(b->alive, b->n_alive, sizeof *b->alive, cmp_id);
 }
 
 static int64_t reserved_of(const struct backend *b, int64_t job_id)
@@ -247,11 +281,9 @@ static int trace_job(struct backend *b, const struct slurm_job *sj, struct err *
     struct slurm_decision *d = slurm_store_find(&b->store, sj->id, sj->restart_cnt);
     struct agent_job aj;
     fill_job(b, &aj, sj);
-    /* ended when this pass saw it, if the previous pass of this process
-     * could still have seen it running (Slurm's end is whole seconds: one
-     * second of margin); a job that ended before this process's first pass,
-     * while the agent was down, ended when Slurm says */
-    int watched = b->prev_now > 0 && sj->end_s * 1000000 >= b->prev_now - 1000000;
+    /* ended when this pass saw it, if this process watched it run; else
+     * (it ended while the agent was down) when Slurm says */
+    int watched = b->n_alive && bsearch(&sj->id, b->alive, b->n_alive, sizeof sj->id, cmp_id) != NULL;
     aj.end_us = watched ? b->now : sj->end_s * 1000000;
     if (aj.end_us < aj.start_us)
         aj.end_us = aj.start_us;
@@ -431,6 +463,7 @@ static int classify(struct backend *b, struct err *err)
                 aj->gpu_idx = &b->gpu_pool[pool_used];
                 pool_used += sj->gpus > 0 ? sj->gpus : 0;
                 b->running[b->n_running++] = aj;
+                watch(b, sj->id);
                 if (!exact)
                     continue;
                 char copy[SLURM_TEXT_MAX];
@@ -667,6 +700,7 @@ static int carry_out(struct backend *b, const struct sched_result *res, struct e
         if (sj && slurm_store_mark_released(&b->store, sj->id, sj->restart_cnt, err) != 0)
             goto fail;
         b->starts++;
+        watch(b, ids[k]);
         log_write(LOGL_INFO, "job released", "job=%lld nodes=%s", (long long)ids[k], lists[k]);
     }
     if (slurm_store_commit(&b->store, err) != 0)
@@ -702,7 +736,6 @@ static int pass(struct backend *b, int *worked, struct err *err)
     if (run_cmd(b, squeue, &b->out, err) != 0 ||
         slurm_parse_jobs(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->jobs, &b->n_jobs, err) != 0)
         return -1;
-    b->prev_now = b->now;
     b->now = now_us();
     if (run_cmd(b, sinfo, &b->out, err) != 0 ||
         slurm_parse_nodes(b->out.data ? b->out.data : "", b->out.len, b->partition, &b->nodes, &b->n_nodes, err) != 0)
@@ -740,6 +773,7 @@ static int pass(struct backend *b, int *worked, struct err *err)
     for (uint32_t k = 0; k < res.n_reserved; k++)
         set_reserved(b, res.reserved[k]->id, res.reserved[k]->reserved_us);
     rc = carry_out(b, &res, err);
+    watch_swap(b);
     *worked = res.n_starts > 0 || res.n_preempts > 0;
     sched_result_release(&res);
     if (rc != 0)
@@ -852,6 +886,8 @@ done:
     free(b.gpu_pool);
     free(b.reserved);
     free(b.names);
+    free(b.alive);
+    free(b.alive_next);
     if (b.lock_fd >= 0)
         close(b.lock_fd);
     return rc;

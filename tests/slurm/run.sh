@@ -163,8 +163,11 @@ e2e() { # NAME POLICY N "SIZES"
   cat "$TMP/out"
   [ "$(grep -c '"id"' "$TMP/$1.state/trace.jsonl")" = "$3" ] && pass || fail "$1: $3 jobs in the trace"
   if "$FLEETSIM" replay --quiet --policy "$2" --jobs-csv "$TMP/$1.csv" "$TMP/$1.state/trace.jsonl" >/dev/null 2>"$TMP/err"; then
-    check "$1: the replay starts the jobs in the agent's order" \
-      $CHECK order "$TMP/$1.state/trace.jsonl" "$TMP/$1.csv" "$TMP/$1.log"
+    if $CHECK order "$TMP/$1.state/trace.jsonl" "$TMP/$1.csv" "$TMP/$1.log" >"$TMP/out" 2>&1; then pass; else
+      fail "$1: the replay starts the jobs in the agent's order"
+      # SLURM_KEEP=DIR keeps what a failing closed loop recorded
+      [ -n "${SLURM_KEEP:-}" ] && mkdir -p "$SLURM_KEEP" && cp -r "$TMP/$1".* "$SLURM_KEEP/"
+    fi
     cat "$TMP/out"
   else
     fail "$1: replay: $(cat "$TMP/err")"
