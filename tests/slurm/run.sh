@@ -6,7 +6,7 @@
 . tests/lib.sh
 CLUSTER=$TMP/cluster
 AGENT=${AGENT:-$BUILD/fleetsim-agent}
-CHECK="python3 tests/slurm/check.py"
+CHECK="python3 -B tests/slurm/check.py"
 AGENT_PID=""
 stop_cluster() {
   [ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null
