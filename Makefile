@@ -9,7 +9,8 @@ PKGS := gsl yaml-0.1 jansson zlib
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev python3 gzip \
-               libsqlite3-dev prometheus util-linux gnuplot-nox chromium fonts-dejavu-core
+               libsqlite3-dev prometheus util-linux gnuplot-nox chromium fonts-dejavu-core \
+               slurmctld slurmd slurm-client munge
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-unused-parameter

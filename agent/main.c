@@ -19,6 +19,8 @@
 #include "agent/inventory.h"
 #include "agent/log.h"
 #include "agent/nvml.h"
+#include "agent/slurm_backend.h"
+#include "agent/slurm_cli.h"
 
 #ifndef FLEETSIM_VERSION_STRING
 #define FLEETSIM_VERSION_STRING "dev"
@@ -31,7 +33,8 @@ static const char main_usage[] =
     "policy object code as fleetsim, and records a trace fleetsim replays.\n"
     "\n"
     "daemon:\n"
-    "  run        start the agent (under systemd: see fleetsim-agent(8))\n"
+    "  run        start the agent (under systemd: see fleetsim-agent(8)); with\n"
+    "             --backend slurm --partition P it schedules a Slurm partition\n"
     "  inventory  show the GPUs the agent would manage (NVML or a fake file)\n"
     "\n"
     "jobs (talk to a running agent over its socket):\n"
@@ -65,6 +68,10 @@ static const char run_usage[] =
     "      --socket PATH      the Unix socket to listen on\n"
     "      --state-dir DIR    where the state store, job folders and trace live\n"
     "      --log-level LEVEL  debug, info, warn, error\n"
+    "      --backend B        'local' (default): this node's GPUs; 'slurm': schedule\n"
+    "                         the held jobs of a Slurm partition (pin nodes, release)\n"
+    "      --partition NAME   the Slurm partition (with --backend slurm)\n"
+    "      --poll-ms N        Slurm backend: pause between passes when idle (default 500)\n"
     "  -h, --help             this help\n";
 
 static const char inventory_usage[] =
@@ -120,14 +127,18 @@ static int set_string(char *field, size_t size, const char *option, const char *
 
 static int cmd_run(int argc, char **argv)
 {
-    enum { O_INVENTORY = 256, O_SOCKET, O_STATE, O_LOG };
+    enum { O_INVENTORY = 256, O_SOCKET, O_STATE, O_LOG, O_BACKEND, O_PARTITION, O_POLL };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},   {"inventory", required_argument, NULL, O_INVENTORY},
         {"policy", required_argument, NULL, 'p'},   {"socket", required_argument, NULL, O_SOCKET},
         {"state-dir", required_argument, NULL, O_STATE}, {"log-level", required_argument, NULL, O_LOG},
+        {"backend", required_argument, NULL, O_BACKEND}, {"partition", required_argument, NULL, O_PARTITION},
+        {"poll-ms", required_argument, NULL, O_POLL},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
     const char *config = NULL, *inventory = NULL, *policy = NULL, *sock = NULL, *state = NULL, *level = NULL;
+    const char *backend = "local", *partition = NULL;
+    long poll_ms = 500;
     int c;
     optind = 1;
     opterr = 0;
@@ -139,6 +150,17 @@ static int cmd_run(int argc, char **argv)
         case O_SOCKET: sock = optarg; break;
         case O_STATE: state = optarg; break;
         case O_LOG: level = optarg; break;
+        case O_BACKEND: backend = optarg; break;
+        case O_PARTITION: partition = optarg; break;
+        case O_POLL: {
+            char *end;
+            poll_ms = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || poll_ms < 10 || poll_ms > 60000) {
+                fprintf(stderr, "fleetsim-agent: error: --poll-ms needs a number from 10 to 60000\n");
+                return AGENT_USAGE;
+            }
+            break;
+        }
         case 'h': fputs(run_usage, stdout); return AGENT_OK;
         case ':':
             fprintf(stderr, "fleetsim-agent: error: option '%s' needs a value\ntry 'fleetsim-agent run --help'\n",
@@ -153,6 +175,15 @@ static int cmd_run(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "fleetsim-agent: error: unexpected argument '%s'\ntry 'fleetsim-agent run --help'\n",
                 argv[optind]);
+        return AGENT_USAGE;
+    }
+    if (strcmp(backend, "local") != 0 && strcmp(backend, "slurm") != 0) {
+        fprintf(stderr, "fleetsim-agent: error: unknown backend '%s' (local, slurm)\n", backend);
+        return AGENT_USAGE;
+    }
+    if ((strcmp(backend, "slurm") == 0) != (partition != NULL)) {
+        fprintf(stderr, "fleetsim-agent: error: %s\n",
+                partition ? "--partition goes with --backend slurm" : "--backend slurm needs --partition NAME");
         return AGENT_USAGE;
     }
     struct agent_config cfg;
@@ -184,7 +215,7 @@ static int cmd_run(int argc, char **argv)
     umask(077);
     struct err err;
     err_clear(&err);
-    rc = daemon_run(&cfg, &err);
+    rc = partition ? slurm_backend_run(&cfg, partition, (int)poll_ms, &err) : daemon_run(&cfg, &err);
     if (rc != 0) {
         char line[ERR_MSG_MAX + ERR_FILE_MAX + 64];
         err_format(&err, line, sizeof line);
@@ -357,6 +388,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "inventory") == 0)
         return cmd_inventory(argc - 1, argv + 1);
+    if (strcmp(cmd, "submit") == 0 && slurm_cli_wanted(argc - 1, argv + 1))
+        return slurm_cli_submit(argc - 1, argv + 1);
     if (client_is_command(cmd))
         return client_main(cmd, argc - 1, argv + 1);
     fprintf(stderr, "fleetsim-agent: error: unknown command '%s'\ntry 'fleetsim-agent --help'\n", cmd);

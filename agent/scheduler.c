@@ -275,7 +275,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         if (s->nodes[i].state == POLICY_NODE_UP && s->nodes[i].total_slots > largest)
             largest = s->nodes[i].total_slots;
     for (uint32_t i = 0; i < n_queued; i++) {
-        if (queued[i]->gpus > view.total_slots || queued[i]->gpus > largest) {
+        if (queued[i]->gpus > view.total_slots || (!s->multi_node && queued[i]->gpus > largest)) {
             res->left_out++;
             continue;
         }
@@ -378,7 +378,7 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
          * spread over nodes is not carried out (multi-node jobs belong to a
          * Slurm backend); the job waits for a later pass */
         int spans = 0;
-        for (uint32_t a = 1; a < d->alloc_count; a++)
+        for (uint32_t a = 1; a < d->alloc_count && !s->multi_node; a++)
             spans |= s->out.allocs[d->alloc_first + a].node != s->out.allocs[d->alloc_first].node &&
                      s->out.allocs[d->alloc_first + a].slots > 0;
         if (spans) {

@@ -99,6 +99,9 @@ struct scheduler {
     uint32_t n_deferred, cap_deferred;
     struct policy_alloc *deferred_allocs;
     uint32_t n_deferred_allocs, cap_deferred_allocs;
+    /* The Slurm backend: a start may span nodes (Slurm launches multi-node
+     * jobs), and a job larger than the largest node stays in the view. */
+    int multi_node;
     /* set once the policy crashed or did not return: no pass runs again */
     int failed;
     char failure[512];

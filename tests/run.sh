@@ -32,6 +32,7 @@ run_group sh tests/report/run.sh
 run_group sh tests/planner/run.sh
 run_group sh tests/slurm/cli_test.sh
 run_group sh tests/agent/run.sh
+run_group sh tests/slurm/run.sh
 run_group sh tests/paper/run.sh
 run_group sh tests/agreement/run.sh
 run_group sh tests/fit/run.sh

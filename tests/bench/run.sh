@@ -84,6 +84,9 @@ echo
 echo "(d) fleetsim-agent: submit-to-start latency, submissions per second with 1,000 queued jobs"
 sh tests/agent/bench.sh
 echo
+echo "(d2) fleetsim-agent --backend slurm: decision latency with 1,000 held jobs on the 4-node test Slurm cluster"
+sh tests/slurm/bench.sh
+echo
 echo "(e) policy decision time per scheduling pass: 10,000 queued jobs on 2,000 nodes x 8 GPUs (95% busy);"
 echo "    the median of 21 passes over the same view (tiresias and srtf preempt in it)"
 for p in fcfs+easy sjf+easy fcfs+conservative multifactor+easy fairshare+easy+pack \
