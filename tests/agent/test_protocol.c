@@ -68,9 +68,9 @@ static void test_framing(void)
     CHECK_INT(api_frame("", 0, 0, &n), API_FRAME_MORE);
     CHECK_INT(api_frame("", 0, 1, &n), API_FRAME_EMPTY);
     CHECK_INT(api_frame("{\"op\":", 6, 0, &n), API_FRAME_MORE);
-    CHECK_INT(api_frame("{\"op\":\"ping\"}", 15, 1, &n), API_FRAME_WHOLE);
-    CHECK_INT(n, 15);
-    CHECK_INT(api_frame("{}\n{\"op\"", 9, 0, &n), API_FRAME_WHOLE);
+    CHECK_INT(api_frame("{\"op\":\"ping\"}", 13, 1, &n), API_FRAME_WHOLE);
+    CHECK_INT(n, 13);
+    CHECK_INT(api_frame("{}\n{\"op\"", 8, 0, &n), API_FRAME_WHOLE);
     CHECK_INT(n, 2);
     CHECK_INT(api_frame("\n", 1, 1, &n), API_FRAME_WHOLE);
     CHECK_INT(n, 0);
