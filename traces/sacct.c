@@ -403,13 +403,19 @@ static int sacct_limit(struct sacct_reader *r, const struct sacct_fields *f, lon
     }
     if (sacct_has(r, f, COL_TIMELIMITRAW)) {
         int k = r->col[COL_TIMELIMITRAW];
-        if (f->len[k] == 0 || strspn(f->p[k], "0123456789") < f->len[k])
+        /* a field is not NUL-terminated: read its digits within its length */
+        size_t digits = 0;
+        while (digits < f->len[k] && f->p[k][digits] >= '0' && f->p[k][digits] <= '9')
+            digits++;
+        if (f->len[k] == 0 || digits < f->len[k])
             return 0; /* UNLIMITED, Partition_Limit */
         if (f->len[k] > 9) {
             sacct_bad(r, f, COL_TIMELIMITRAW, line, "a number of minutes");
             return -1;
         }
-        long long m = strtoll(f->p[k], NULL, 10);
+        long long m = 0;
+        for (size_t i = 0; i < digits; i++)
+            m = m * 10 + (f->p[k][i] - '0');
         *limit_us = m > 0 ? m * 60 * SIM_US_PER_S : -1;
     }
     return 0;

@@ -559,7 +559,9 @@ static void swf_make_relative(struct swf_reader *r)
     if (r->have_unix_start || !r->have_first || r->first_submit_s <= SWF_EPOCH_GUESS_S)
         return;
     int64_t start_s = (int64_t)floor(r->min_submit_s);
-    sim_time shift_us = start_s * SIM_US_PER_S;
+    /* rounded as the submits were: past 2^53 us a double's step is more than
+     * 1 us, and an exact start_s * 10^6 could lie above the first submit */
+    sim_time shift_us = swf_us(floor(r->min_submit_s));
     for (size_t i = 0; i < r->w->n; i++)
         r->w->jobs[i].submit_us -= shift_us;
     r->w->meta.unix_start_s = start_s;
