@@ -1,4 +1,5 @@
-/* slurm_exec: runs one Slurm command (sinfo, squeue, scontrol, sbatch) the
+/* slurm_exec: runs one Slurm command (sinfo, squeue, scontrol, sbatch) through
+ * sim/child (fork + exec of an argv, stopped at a limit), the
  * way the Slurm backend needs: argv, never a shell (job names and comments
  * come from users), stdin from /dev/null, stdout captured whole, the first
  * line of stderr kept for the message, and a wall-clock limit after which

@@ -21,15 +21,19 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Appends what one read gives to buf (kept *len bytes); 0 at end of file. */
-static int drain(int fd, char *buf, size_t cap, size_t *len)
+/* Reads what one read gives and appends it to buf (kept *len bytes), or
+ * hands it to sink. Returns 1 to go on reading, 0 at end of file, -1 when
+ * the sink refused it. */
+static int drain(int fd, char *buf, size_t cap, size_t *len, child_sink_fn sink, void *ctx)
 {
-    char chunk[1024];
+    char chunk[65536];
     ssize_t got = read(fd, chunk, sizeof chunk);
     if (got < 0)
         return errno == EINTR || errno == EAGAIN ? 1 : 0;
     if (got == 0)
         return 0;
+    if (sink)
+        return sink(ctx, chunk, (size_t)got) == 0 ? 1 : -1;
     size_t take = (size_t)got;
     if (take > cap - 1 - *len)
         take = cap - 1 - *len;
@@ -40,6 +44,12 @@ static int drain(int fd, char *buf, size_t cap, size_t *len)
 }
 
 void child_run(char *const argv[], const char *dir, int timeout_s, int split_stderr, struct child_result *cr)
+{
+    child_run_ms(argv, dir, timeout_s * 1000, split_stderr, NULL, NULL, cr);
+}
+
+void child_run_ms(char *const argv[], const char *dir, int timeout_ms, int split_stderr, child_sink_fn sink, void *ctx,
+                  struct child_result *cr)
 {
     memset(cr, 0, sizeof *cr);
     int out[2], err[2] = {-1, -1};
@@ -63,6 +73,11 @@ void child_run(char *const argv[], const char *dir, int timeout_s, int split_std
     if (pid == 0) {
         /* The child: its own process group, so a timeout can end all of it. */
         setpgid(0, 0);
+        /* a host that blocks signals (the agent reads them from a signalfd)
+         * must not pass that mask on to what it runs */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0) {
             dup2(devnull, STDIN_FILENO);
@@ -86,7 +101,7 @@ void child_run(char *const argv[], const char *dir, int timeout_s, int split_std
     if (split_stderr)
         close(err[1]);
     size_t kept_out = 0, kept_err = 0;
-    int64_t deadline = now_ms() + (int64_t)timeout_s * 1000;
+    int64_t deadline = now_ms() + timeout_ms;
     int open_out = 1, open_err = split_stderr;
     while (open_out || open_err) {
         int64_t left = deadline - now_ms();
@@ -109,16 +124,20 @@ void child_run(char *const argv[], const char *dir, int timeout_s, int split_std
             if (!p[i].revents)
                 continue;
             if (p[i].fd == out[0])
-                open_out = drain(out[0], cr->out, sizeof cr->out, &kept_out);
+                open_out = drain(out[0], cr->out, sizeof cr->out, &kept_out, sink, ctx);
             else
-                open_err = drain(err[0], cr->err, sizeof cr->err, &kept_err);
+                open_err = drain(err[0], cr->err, sizeof cr->err, &kept_err, NULL, NULL);
+        }
+        if (open_out < 0) {
+            cr->sink_failed = 1;
+            break;
         }
     }
     close(out[0]);
     if (split_stderr)
         close(err[0]);
     /* Output closed: wait for the exit, still within the deadline. */
-    while (!cr->timed_out) {
+    while (!cr->timed_out && !cr->sink_failed) {
         pid_t w = waitpid(pid, &cr->status, WNOHANG);
         if (w == pid)
             return;

@@ -10,11 +10,14 @@
 #ifndef FLEETSIM_SIM_CHILD_H
 #define FLEETSIM_SIM_CHILD_H
 
+#include <stddef.h>
+
 enum { CHILD_OUTPUT_KEEP = 4096, CHILD_EXIT_NO_EXEC = 127 };
 
 struct child_result {
     int started;   /* fork and pipe worked */
     int timed_out;
+    int sink_failed; /* the sink refused a chunk: reading stopped, the child was killed */
     int status;    /* waitpid status; CHILD_EXIT_NO_EXEC: not found / not started */
     char out[CHILD_OUTPUT_KEEP]; /* stdout (and stderr, unless split) */
     char err[CHILD_OUTPUT_KEEP]; /* stderr when split_stderr */
@@ -24,6 +27,13 @@ struct child_result {
  * timeout_s seconds. split_stderr: stderr goes to cr->err instead of
  * being interleaved into cr->out. */
 void child_run(char *const argv[], const char *dir, int timeout_s, int split_stderr, struct child_result *cr);
+/* Receives stdout chunk by chunk, for callers that need all of it (Slurm's
+ * JSON runs to megabytes); non-zero stops the run. */
+typedef int (*child_sink_fn)(void *ctx, const char *data, size_t n);
+/* child_run with the limit in milliseconds and, when sink is not NULL,
+ * stdout handed to it instead of kept in cr->out. */
+void child_run_ms(char *const argv[], const char *dir, int timeout_ms, int split_stderr, child_sink_fn sink, void *ctx,
+                  struct child_result *cr);
 /* Whether `name` is an executable file in one of PATH's folders (or, when it
  * holds a '/', at that path). */
 int child_in_path(const char *name);

@@ -1,0 +1,95 @@
+/* Unit tests of sim/child, the one way fleetsim runs an outside program
+ * (gnuplot, sbatch/squeue, the agent's Slurm commands). */
+#include <stddef.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sim/child.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+
+static int exit_code(const struct child_result *cr)
+{
+    return WIFEXITED(cr->status) ? WEXITSTATUS(cr->status) : -1;
+}
+
+static void test_output_kept_and_split(void)
+{
+    char *argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    struct child_result cr;
+    child_run(argv, NULL, 20, 1, &cr);
+    CHECK(cr.started);
+    CHECK(!cr.timed_out);
+    CHECK_INT(exit_code(&cr), 3);
+    CHECK_STR(cr.out, "out\n");
+    CHECK_STR(cr.err, "err\n");
+    /* not split: both in out, and only the first CHILD_OUTPUT_KEEP - 1 bytes */
+    char *big[] = {"sh", "-c", "echo e >&2; head -c 100000 /dev/zero | tr '\\0' x", NULL};
+    child_run(big, NULL, 20, 0, &cr);
+    CHECK_INT(exit_code(&cr), 0);
+    CHECK_INT(strlen(cr.out), CHILD_OUTPUT_KEEP - 1);
+    CHECK(strncmp(cr.out, "e\nxxx", 5) == 0);
+}
+
+struct counted {
+    size_t bytes, calls, refuse_after;
+};
+
+static int count_sink(void *ctx, const char *data, size_t n)
+{
+    struct counted *c = ctx;
+    for (size_t i = 0; i < n; i++)
+        if (data[i] != 'x')
+            return -1;
+    c->bytes += n;
+    c->calls++;
+    return c->refuse_after && c->calls >= c->refuse_after ? -1 : 0;
+}
+
+static void test_sink_gets_everything(void)
+{
+    char *argv[] = {"sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x", NULL};
+    struct counted c = {0, 0, 0};
+    struct child_result cr;
+    child_run_ms(argv, NULL, 20000, 1, count_sink, &c, &cr);
+    CHECK_INT(exit_code(&cr), 0);
+    CHECK_INT(c.bytes, 300000); /* all of it, far past CHILD_OUTPUT_KEEP */
+    CHECK_STR(cr.out, "");
+    CHECK(!cr.sink_failed);
+}
+
+static void test_sink_refusal_stops_the_child(void)
+{
+    /* `yes` never ends: only the refusal (not the 60 s limit) can stop it */
+    char *argv[] = {"sh", "-c", "yes x | tr -d '\\n'", NULL};
+    struct counted c = {0, 0, 2};
+    struct child_result cr;
+    child_run_ms(argv, NULL, 60000, 1, count_sink, &c, &cr);
+    CHECK(cr.sink_failed);
+    CHECK(!cr.timed_out);
+    CHECK_INT(c.calls, 2);
+    CHECK(WIFSIGNALED(cr.status) || exit_code(&cr) != 0);
+}
+
+static void test_limit_and_missing_program(void)
+{
+    char *slow[] = {"sleep", "30", NULL};
+    struct child_result cr;
+    child_run_ms(slow, NULL, 100, 1, NULL, NULL, &cr);
+    CHECK(cr.timed_out);
+    CHECK(WIFSIGNALED(cr.status));
+    char *missing[] = {"fleetsim-no-such-program", NULL};
+    child_run_ms(missing, NULL, 20000, 1, NULL, NULL, &cr);
+    CHECK(cr.started);
+    CHECK_INT(exit_code(&cr), CHILD_EXIT_NO_EXEC);
+    CHECK(!child_in_path("fleetsim-no-such-program"));
+    CHECK(child_in_path("sh"));
+}
+
+void suite_child(void)
+{
+    test_run("child keeps output, stderr split", test_output_kept_and_split);
+    test_run("child hands all stdout to a sink", test_sink_gets_everything);
+    test_run("child stops when the sink refuses", test_sink_refusal_stops_the_child);
+    test_run("child limit and missing program", test_limit_and_missing_program);
+}
