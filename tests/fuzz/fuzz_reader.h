@@ -1,4 +1,5 @@
-/* fuzz_reader: what every GPU trace fuzz target checks of one read, whatever
+/* fuzz_reader: what every trace reader's fuzz target checks (the GPU
+ * readers and sacct) of one read, whatever
  * the input: the reader returns cleanly, sets err exactly when it fails, and
  * a workload it returns is one the simulator can run (sizes of at least one
  * slot, no negative times or queue times, sorted by submit time); and
