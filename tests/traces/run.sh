@@ -69,6 +69,13 @@ done
 out=$("$FLEETSIM" replay -q "$T/openb_pod_list_small.csv")
 if echo "$out" | grep -q "^cluster      4 nodes, 20 GPUs ($T/openb_node_list_gpu_node.csv: "; then pass
 else fail "openb replay did not take its node list"; echo "$out" | sed 's/^/  | /'; fi
+# openb honours a pod's gpu_spec: pod-b (V100M16) waits for pod-a's V100 to
+# free at 1000 s although the T4 node's two GPUs are free all along (pod-c,
+# unconstrained, runs there at once)
+"$FLEETSIM" replay -q -p fcfs+easy --machines "$T/openb-constrained-nodes.csv" --jobs-csv "$TMP/constrained.csv" \
+  "$T/openb-constrained-pods.csv" >/dev/null 2>"$TMP/err"
+if [ "$(cut -d, -f1-4 "$TMP/constrained.csv" | tr '\n' ' ')" = "id,submit_s,start_s,end_s 1,0,0,1000 2,10,1000,1500 3,20,20,120 " ]; then pass
+else fail "openb constrained pod did not wait for its GPU model"; sed 's/^/  | /' "$TMP/constrained.csv"; fi
 expect_exit 2 "philly without a machine list" "$FLEETSIM" replay "$T/philly-small.json"
 if grep -q "gives no machine size: give --machines with Philly's cluster_machine_list" "$TMP/err"; then pass
 else fail "philly replay without a size: message"; sed 's/^/  | /' "$TMP/err"; fi
