@@ -23,6 +23,7 @@ struct agent_job {
     char team[JOB_TEAM_MAX]; /* "" = none */
     char name[JOB_NAME_MAX]; /* "" = none */
     int32_t gpus;
+    int32_t nodes; /* its shape: exactly this many nodes with gpus / nodes on each; 0 = any (policy.h) */
     int64_t limit_us, submit_us, start_us, end_us; /* -1 = not yet */
     int32_t priority;
     char *argv_json; /* JSON array of strings */

@@ -111,6 +111,8 @@ int record_format(struct buf *out, const struct agent_job *j, int64_t epoch_s, c
     seconds(out, "runtime_s", run);
     seconds(out, "limit_s", j->limit_us > 0 ? j->limit_us : 1);
     buf_printf(out, ",\"gpus\":%d", j->gpus);
+    if (j->nodes > 0)
+        buf_printf(out, ",\"nodes\":%d", j->nodes);
     string_value(out, "user", j->user);
     if (j->team[0])
         string_value(out, "team", j->team);

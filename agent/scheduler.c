@@ -96,6 +96,7 @@ static void fill_policy_job(struct policy_job *p, const struct agent_job *j, int
                              .submit_us = j->submit_us,
                              .estimate_us = j->limit_us,
                              .slots = j->gpus,
+                             .nodes = j->nodes,
                              .user = j->user_index,
                              .team = j->team_index,
                              .priority = j->priority,

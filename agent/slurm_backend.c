@@ -254,6 +254,12 @@ static void fill_job(struct backend *b, struct agent_job *aj, const struct slurm
     snprintf(aj->team, sizeof aj->team, "%s", sj->account);
     snprintf(aj->name, sizeof aj->name, "%s", sj->name);
     aj->gpus = sj->gpus;
+    /* Slurm runs a job on exactly node_count nodes; with --gres=gpu:G the
+     * same G on each, which is the policy contract's shape. A job asking
+     * --gpus=N over several nodes lets Slurm split N as it likes: it is
+     * shaped when N divides evenly, else pooled (and carry_out refuses a
+     * split Slurm would not run). */
+    aj->nodes = sj->gpus > 0 && (sj->gpus_per_node > 0 || sj->gpus % sj->node_count == 0) ? sj->node_count : 0;
     aj->limit_us = sj->limit_s > 0 ? sj->limit_s * 1000000 : b->cfg->default_time_us;
     int64_t seen = slurm_store_seen(&b->store, sj->id);
     aj->submit_us = seen >= 0 ? seen : sj->submit_s * 1000000;

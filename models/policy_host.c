@@ -359,6 +359,7 @@ void policy_host_close(struct policy_host *h)
     free(h->shares);
     free(h->started);
     free(h->preempted);
+    free(h->shape_seen);
     memset(h, 0, sizeof *h);
 }
 
@@ -439,7 +440,8 @@ static int scratch(struct policy_host *h, const struct cluster_view *v)
     if (buffers_grow((void **)&h->room, &h->cap_room, v->n_nodes + 1, sizeof *h->room) != 0 ||
         grow_stamps(&h->room_stamp, &h->cap_room_stamp, v->n_nodes + 1) != 0 ||
         grow_stamps(&h->started, &h->cap_started, v->n_queued + 1) != 0 ||
-        grow_stamps(&h->preempted, &h->cap_preempted, v->n_running + 1) != 0)
+        grow_stamps(&h->preempted, &h->cap_preempted, v->n_running + 1) != 0 ||
+        grow_stamps(&h->shape_seen, &h->cap_shape_seen, v->n_nodes + 1) != 0)
         return -1;
     if (++h->check_stamp == 0) {
         /* wrapped: forget every old stamp once in 4 billion passes */
@@ -512,6 +514,30 @@ static const char *check_share(struct policy_host *h, const struct cluster_view 
     if (s->used_milli > POLICY_MILLI_PER_GPU)
         return "over-allocated a shared GPU";
     *sum += 1;
+    return NULL;
+}
+
+/* A shaped job's allocation (policy_job.nodes = n > 0): exactly n distinct
+ * nodes with slots / n on each; NULL when it keeps its shape. */
+static const char *check_shape(struct policy_host *h, const struct policy_job *job, const struct policy_decision *x,
+                               const struct policy_alloc *allocs)
+{
+    if (job->nodes <= 0 || job->milli > 0)
+        return NULL;
+    if (x->alloc_count != (uint32_t)job->nodes)
+        return "a job of n nodes did not get n nodes";
+    if (++h->shape_stamp == 0) {
+        memset(h->shape_seen, 0, h->cap_shape_seen * sizeof *h->shape_seen);
+        h->shape_stamp = 1;
+    }
+    for (uint32_t a = 0; a < x->alloc_count; a++) {
+        const struct policy_alloc *al = &allocs[x->alloc_first + a];
+        if (al->slots != job->slots / job->nodes)
+            return "a job of n nodes did not get slots / n on each";
+        if (h->shape_seen[al->node] == h->shape_stamp)
+            return "a job of n nodes did not get n nodes";
+        h->shape_seen[al->node] = h->shape_stamp;
+    }
     return NULL;
 }
 
@@ -610,6 +636,9 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
         }
         if (sum != v->queued[x->job_index].slots)
             return "a gang job got part of its slots";
+        const char *misshaped = check_shape(h, &v->queued[x->job_index], x, d->allocs);
+        if (misshaped)
+            return misshaped;
     }
     return NULL;
 }

@@ -70,6 +70,8 @@ struct policy_host {
     uint32_t *room_stamp, cap_room, cap_room_stamp;
     uint32_t *started, *preempted;
     uint32_t cap_started, cap_preempted;
+    /* a shaped start's nodes, stamped per start (not per pass): each once */
+    uint32_t *shape_seen, cap_shape_seen, shape_stamp;
     /* the shared GPUs a pass touches: (node, gpu) and the share in use */
     struct policy_host_share *shares;
     uint32_t n_shares, cap_shares;

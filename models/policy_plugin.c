@@ -105,10 +105,13 @@ int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *e
     if (ops->abi_version != POLICY_ABI_VERSION) {
         /* the table lives in the library: read it before closing */
         /* what changed since, so the author knows what a rebuild involves */
-        const char *since = ops->abi_version == 1 ? " (version 2 added GPU fractions and GPU-model constraints to "
-                                                    "the view: policy_job.milli and type_mask, policy_alloc.milli "
-                                                    "and gpu, cluster_view.shared)"
-                                                  : "";
+        const char *since = ops->abi_version == 1
+                                ? " (version 2 added GPU fractions and GPU-model constraints to the view: "
+                                  "policy_job.milli and type_mask, policy_alloc.milli and gpu, cluster_view.shared; "
+                                  "version 3 added a job's node shape, policy_job.nodes)"
+                            : ops->abi_version == 2 ? " (version 3 added a job's node shape, policy_job.nodes: "
+                                                      "a job of n nodes gets exactly n nodes with slots / n on each)"
+                                                    : "";
         err_set(err, NULL, 0, 0,
                 "policy plugin '%s' has ABI version %u, but this fleetsim needs %u: rebuild it against "
                 "this fleetsim's policies/policy.h%s",

@@ -457,12 +457,29 @@ static int enqueue(struct host *h, uint32_t wi)
     int32_t milli = j->slots == 1 && j->gpu_milli < POLICY_MILLI_PER_GPU ? j->gpu_milli : 0;
     h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
                                          (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j),
-                                         types, milli, 0};
+                                         types, milli, milli ? 0 : j->nodes};
     h->queued_w[pos] = wi;
     h->n_queued++;
     h->queued_slots += j->slots;
     h->changed = 1;
     return 0;
+}
+
+/* Whether the cluster has (or will have, counting ordered nodes) the n
+ * nodes of its types, each of slots / n or more, that a shaped job needs.
+ * Pooled jobs always pass; they are checked by slot totals. */
+static int shape_fits(const struct host *h, const struct job *j)
+{
+    if (j->nodes <= 0 || (j->slots == 1 && j->gpu_milli > 0 && j->gpu_milli < POLICY_MILLI_PER_GPU))
+        return 1;
+    uint64_t types = j->gpu_models > 0 && h->constraint_mask ? h->constraint_mask[j->gpu_models - 1] : 0;
+    int32_t per = j->slots / j->nodes, holding = 0;
+    for (uint32_t i = 0; i < h->c->n_nodes && holding < j->nodes; i++) {
+        const struct cluster_node *nd = &h->c->nodes[i];
+        if (nd->slots >= per && (!types || (nd->type >= 0 && nd->type < 64 && (types >> nd->type & 1u))))
+            holding++;
+    }
+    return holding >= j->nodes;
 }
 
 static int on_arrival(struct host *h, uint32_t wi)
@@ -474,8 +491,10 @@ static int on_arrival(struct host *h, uint32_t wi)
         r->outcome = SIM_JOB_SKIPPED_INVALID;
         h->res->stats.skipped_invalid++;
     } else if (j->slots > h->c->total_slots ||
-               (j->gpu_models > 0 && h->constraint_slots && j->slots > h->constraint_slots[j->gpu_models - 1])) {
-        /* too big for the cluster, or for the nodes of its GPU models */
+               (j->gpu_models > 0 && h->constraint_slots && j->slots > h->constraint_slots[j->gpu_models - 1]) ||
+               !shape_fits(h, j)) {
+        /* too big for the cluster, for the nodes of its GPU models, or in
+         * its shape (n nodes that each hold slots / n) */
         r->outcome = SIM_JOB_SKIPPED_TOO_BIG;
         h->res->stats.skipped_too_big++;
         struct sim_period_stats *ps = periods_at(&h->periods, engine_now(&h->eng));

@@ -43,6 +43,10 @@ struct job {
      * workload.gpu_models, whose text lists the node types it may use
      * ("V100M16|V100M32"); 0 = any node, so a zeroed job has none. */
     int32_t gpu_models;
+    /* Node shape (JSONL nodes, a Slurm job's -N): n >= 1 = exactly n nodes
+     * with slots / n on each (n divides slots); 0 = slots pooled over any
+     * nodes, as HPC logs count processors. A zeroed job is pooled. */
+    int32_t nodes;
 };
 
 struct string_table {

@@ -42,7 +42,7 @@ static int emit(struct policy_decisions *out, int32_t kind, uint32_t index, cons
     return 0;
 }
 
-static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots)
+static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots, uint32_t first, uint32_t count)
 {
     if (pass->n_started == pass->cap_started) {
         uint32_t cap = pass->cap_started ? pass->cap_started * 2 : 64;
@@ -54,6 +54,14 @@ static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots
         if (!s)
             return -1;
         pass->started_slots = s;
+        uint32_t *f = realloc(pass->started_first, cap * sizeof *f);
+        if (!f)
+            return -1;
+        pass->started_first = f;
+        uint32_t *c = realloc(pass->started_count, cap * sizeof *c);
+        if (!c)
+            return -1;
+        pass->started_count = c;
         pass->cap_started = cap;
     }
     /* insertion keeps ascending ends; passes start few jobs */
@@ -61,10 +69,14 @@ static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots
     while (i > 0 && pass->started_end[i - 1] > end) {
         pass->started_end[i] = pass->started_end[i - 1];
         pass->started_slots[i] = pass->started_slots[i - 1];
+        pass->started_first[i] = pass->started_first[i - 1];
+        pass->started_count[i] = pass->started_count[i - 1];
         i--;
     }
     pass->started_end[i] = end;
     pass->started_slots[i] = slots;
+    pass->started_first[i] = first;
+    pass->started_count[i] = count;
     return 0;
 }
 
@@ -101,7 +113,7 @@ static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
     *free_now -= job->milli == 0 ? job->slots : pool_before - placement_pool(pass->placement, pass->view);
     if (pass->hooks && pass->hooks->started)
         pass->hooks->started(pass->hooks->ctx, job);
-    return remember_start(pass, pass->view->now_us + job_duration(job), job->slots);
+    return remember_start(pass, pass->view->now_us + job_duration(job), job->slots, first, count);
 }
 
 static int admitted(const struct backfill_pass *pass, uint32_t qi)
@@ -235,6 +247,74 @@ static void easy_shadow(struct backfill_pass *pass, int64_t free_now, const stru
     *extra = avail - need;
 }
 
+/* A shaped head (n nodes x per slots): the shadow is the first expected end
+ * at which n nodes of its types each have per slots free (then every job
+ * ending at that same instant), walking the running jobs and those started
+ * earlier in this pass node by node. The n lowest-index such nodes are kept
+ * for it (pass->node_kept); 1 when no instant gives it n nodes (nothing is
+ * kept then: the caller lets no job outlast the shadow), 0, or -1 (memory). */
+static int easy_shadow_shaped(struct backfill_pass *pass, const struct policy_job *head, int64_t *shadow)
+{
+    const struct cluster_view *v = pass->view;
+    if (v->n_nodes > pass->cap_nodes) {
+        int32_t *nf = realloc(pass->node_free, v->n_nodes * sizeof *nf);
+        if (!nf)
+            return -1;
+        pass->node_free = nf;
+        uint8_t *kept = realloc(pass->node_kept, v->n_nodes);
+        if (!kept)
+            return -1;
+        pass->node_kept = kept;
+        pass->cap_nodes = v->n_nodes;
+    }
+    int32_t n = head->nodes, per = head->slots / head->nodes;
+    struct placement *pl = pass->placement;
+    pl->job_types = head->type_mask;
+    int32_t holding = 0;
+    for (uint32_t i = 0; i < v->n_nodes; i++) {
+        pass->node_free[i] = placement_free(pl, v, i); /* 0 on nodes it may not use or that are not up */
+        pass->node_kept[i] = 0;
+        holding += pass->node_free[i] >= per;
+    }
+    pl->job_types = 0;
+    struct shadow_walk w = {pass, 0, 0, 0};
+    int64_t end;
+    int32_t slots;
+    *shadow = v->now_us;
+    /* until it has its n nodes, then every job ending at that same instant */
+    while (shadow_next(&w, &end, &slots) && (holding < n || end <= *shadow)) {
+        const struct policy_alloc *al;
+        uint32_t count;
+        if (w.from_running) {
+            const struct policy_running *r = &v->running[v->running_by_end[w.a]];
+            al = &v->allocs[r->alloc_first];
+            count = r->alloc_count;
+        } else {
+            al = &pass->out->allocs[pass->started_first[w.b]];
+            count = pass->started_count[w.b];
+        }
+        for (uint32_t a = 0; a < count; a++) {
+            int32_t node = al[a].node;
+            if (node < 0 || (uint32_t)node >= v->n_nodes || v->nodes[node].state != POLICY_NODE_UP ||
+                !policy_job_may_use(head, v->nodes[node].type))
+                continue;
+            int was = pass->node_free[node] >= per;
+            pass->node_free[node] += al[a].slots; /* a share counts as the GPU it frees in the end */
+            holding += !was && pass->node_free[node] >= per;
+        }
+        *shadow = end;
+        shadow_take(&w);
+    }
+    if (holding < n)
+        return 1;
+    for (uint32_t i = 0; i < v->n_nodes && n > 0; i++)
+        if (pass->node_free[i] >= per) {
+            pass->node_kept[i] = 1;
+            n--;
+        }
+    return 0;
+}
+
 static int run_easy(struct backfill_pass *pass, int64_t free_now)
 {
     const struct cluster_view *v = pass->view;
@@ -246,7 +326,17 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
 
     const struct policy_job *hj = &v->queued[pass->order[head]];
     int64_t shadow, extra;
-    easy_shadow(pass, free_now, hj, &shadow, &extra);
+    int shaped = hj->nodes > 0 && hj->milli == 0;
+    if (shaped) {
+        int rc = easy_shadow_shaped(pass, hj, &shadow);
+        if (rc < 0)
+            return -1;
+        /* its nodes are kept from what outlasts the shadow; none can, if
+         * no instant ahead gives it its shape */
+        extra = rc == 0 ? INT64_MAX : -1;
+    } else {
+        easy_shadow(pass, free_now, hj, &shadow, &extra);
+    }
     if (emit(pass->out, POLICY_RESERVE, pass->order[head], hj, shadow, 0, 0) != 0)
         return -1;
 
@@ -259,10 +349,13 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
         int ends_in_time = v->now_us + job_duration(job) <= shadow;
         if (!ends_in_time && takes > extra)
             continue;
+        if (shaped && !ends_in_time)
+            pass->placement->avoid = pass->node_kept;
         int rc = start_now(pass, qi, &free_now);
+        pass->placement->avoid = NULL;
         if (rc < 0)
             return -1;
-        if (rc == 0 && !ends_in_time)
+        if (rc == 0 && !ends_in_time && !shaped)
             extra -= takes;
     }
     return 0;

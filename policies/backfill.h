@@ -22,7 +22,12 @@
  *                unless the ordering or preemption prevents it).
  *
  * All decide with pooled slot counts and place with placement_place() (the
- * placement's strategy; pack by default). Optional hooks let a composed
+ * placement's strategy; pack by default). A shaped head (policy_job.nodes)
+ * gets EASY's reservation node by node: its shadow is the first expected end
+ * at which n nodes each have slots / n free, and a job that would outlast
+ * the shadow backfills only off n such nodes kept for it. Conservative's
+ * profile counts pooled slots: a shaped job's reservation is an estimate
+ * (placement refuses it when its shape is not free, and it waits). Optional hooks let a composed
  * policy hold jobs back (quotas), count what starts, and make room by
  * preemption when a job does not fit (none, easy and greedy only).
  */
@@ -63,10 +68,17 @@ struct backfill_pass {
     struct policy_decisions *out;
     struct placement *placement;
     struct profile *profile;
-    /* jobs started earlier in this pass, by ascending expected end */
+    /* jobs started earlier in this pass, by ascending expected end, with
+     * their allocations (into out->allocs) */
     int64_t *started_end;
     int32_t *started_slots;
+    uint32_t *started_first, *started_count;
     uint32_t n_started, cap_started;
+    /* EASY with a shaped head: free slots per node as the shadow walk
+     * frees them, and the nodes kept for the head (placement.avoid) */
+    int32_t *node_free;
+    uint8_t *node_kept;
+    uint32_t cap_nodes;
     /* conservative: queue indices in the order reservations are placed */
     struct reserve_order *placing;
     uint32_t cap_placing;

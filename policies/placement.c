@@ -142,6 +142,8 @@ int32_t placement_free(const struct placement *p, const struct cluster_view *vie
         return 0;
     if (p->job_types && !(nd->type >= 0 && nd->type < 64 && (p->job_types >> nd->type & 1u)))
         return 0;
+    if (p->avoid && p->avoid[node])
+        return 0;
     return nd->free_slots - p->taken[node];
 }
 
@@ -151,10 +153,10 @@ int64_t placement_pool(const struct placement *p, const struct cluster_view *vie
 }
 
 /* The free slots the job being placed may use: the pool, or with a
- * GPU-model constraint the free slots of its nodes' types. */
+ * GPU-model constraint or nodes to avoid the free slots of the nodes left. */
 static int64_t job_pool(const struct placement *p, const struct cluster_view *view)
 {
-    if (!p->job_types)
+    if (!p->job_types && !p->avoid)
         return placement_pool(p, view);
     int64_t sum = 0;
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
@@ -585,6 +587,114 @@ static int place_whole(struct placement *p, const struct cluster_view *view, con
     return place_sorted(p, view, slots, out, count);
 }
 
+/* ---- shaped jobs: n nodes x slots / n (policy.h ABI 3) ---- */
+
+/* The group at `level` with the fewest nodes that hold `per` slots, among
+ * those with at least n such nodes (lowest id on ties), or -1: the tightest
+ * NVLink domain, leaf or pod for a shaped job. */
+static int32_t shaped_group(struct placement *p, const struct cluster_view *view, enum placement_level level,
+                            int32_t per, int32_t n)
+{
+    uint32_t n_groups = 0;
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
+        int32_t g = group_of(&view->nodes[node], node, level);
+        if (g < 0 || (uint32_t)g >= p->n_nodes || placement_free(p, view, node) < per)
+            continue;
+        if (p->group_free[g] == 0)
+            p->groups[n_groups++] = (uint32_t)g;
+        p->group_free[g]++;
+    }
+    int32_t best = -1;
+    int64_t best_count = INT64_MAX;
+    for (uint32_t i = 0; i < n_groups; i++) {
+        uint32_t g = p->groups[i];
+        int64_t c = p->group_free[g];
+        if (c >= n && (c < best_count || (c == best_count && (int32_t)g < best))) {
+            best = (int32_t)g;
+            best_count = c;
+        }
+        p->group_free[g] = 0;
+    }
+    return best;
+}
+
+/* n distinct nodes with `per` free slots each, chosen as the strategy
+ * orders nodes: first-fit by index, spread the emptiest, the others the
+ * fullest (pack and gavel within the tightest NVLink domain, leaf or pod
+ * that has n such nodes; gavel on the fastest node type that has them).
+ * One node is the strategy's single-node choice. Gang-safe: all n or none. */
+static int place_shaped(struct placement *p, const struct cluster_view *view, const struct policy_job *job,
+                        struct policy_decisions *out, uint32_t *first, uint32_t *count)
+{
+    *first = out->n_allocs;
+    *count = 0;
+    int32_t n = job->nodes, per = job->slots / job->nodes;
+    if (per <= 0 || per * n != job->slots)
+        return 1; /* hosts pass only shapes that divide; anything else never fits */
+    enum placement_strategy strategy = p->strategy;
+    if (strategy == PLACEMENT_GAVEL && view->type_speed && view->n_types >= 2 && view->n_types <= 64) {
+        /* the fastest type for the job's class that has n nodes with room */
+        int32_t cls = job->job_class >= 0 && job->job_class < POLICY_JOB_CLASSES ? job->job_class : 0;
+        int32_t holding[64] = {0};
+        for (uint32_t k = 0; k < n_cand(p, view); k++) {
+            uint32_t node = cand(p, view, k);
+            int32_t t = view->nodes[node].type;
+            if (t >= 0 && (uint32_t)t < view->n_types && placement_free(p, view, node) >= per)
+                holding[t]++;
+        }
+        int32_t best = -1;
+        for (uint32_t t = 0; t < view->n_types; t++)
+            if (holding[t] >= n && (best < 0 || view->type_speed[t * POLICY_JOB_CLASSES + (uint32_t)cls] >
+                                                    view->type_speed[(uint32_t)best * POLICY_JOB_CLASSES + (uint32_t)cls]))
+                best = (int32_t)t;
+        p->type_filter = best;
+    }
+    enum slot_order mode = strategy == PLACEMENT_FIRST_FIT ? BY_INDEX
+                           : strategy == PLACEMENT_SPREAD  ? EMPTIEST_FIRST
+                                                           : FULLEST_FIRST;
+    enum placement_level level = PLACEMENT_ANY;
+    int32_t group = -1;
+    if (n > 1 && (strategy == PLACEMENT_PACK || strategy == PLACEMENT_GAVEL)) {
+        static const enum placement_level levels[] = {PLACEMENT_DOMAIN, PLACEMENT_LEAF, PLACEMENT_POD};
+        for (size_t l = 0; l < sizeof levels / sizeof *levels && group < 0; l++)
+            if (p->levels & (1u << levels[l]) && (group = shaped_group(p, view, levels[l], per, n)) >= 0)
+                level = levels[l];
+    }
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
+        int32_t f = placement_free(p, view, node);
+        if (f >= per && (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group))
+            p->slots_scratch[m++] = (struct placement_slot){f, node};
+    }
+    int rc = 1;
+    if (m >= (uint32_t)n) {
+        if (n == 1) {
+            /* the strategy's one node, without a sort */
+            uint32_t best = 0;
+            for (uint32_t k = 1; k < m; k++) {
+                const struct placement_slot *a = &p->slots_scratch[k], *b = &p->slots_scratch[best];
+                int better = mode == BY_INDEX         ? a->node < b->node
+                             : mode == FULLEST_FIRST ? a->free < b->free || (a->free == b->free && a->node < b->node)
+                                                     : a->free > b->free || (a->free == b->free && a->node < b->node);
+                if (better)
+                    best = k;
+            }
+            p->slots_scratch[0] = p->slots_scratch[best];
+        } else {
+            qsort(p->slots_scratch, m, sizeof *p->slots_scratch,
+                  mode == BY_INDEX ? by_index : mode == FULLEST_FIRST ? fullest_first : emptiest_first);
+        }
+        rc = 0;
+        for (int32_t k = 0; k < n && rc == 0; k++)
+            rc = take(p, out, p->slots_scratch[k].node, per);
+        *count = (uint32_t)n;
+    }
+    p->type_filter = -1;
+    return rc;
+}
+
 /* ---- shared GPUs ---- */
 
 /* The pass's record of GPU gpu of node, from the view's share (or 0) on
@@ -744,8 +854,9 @@ int placement_place(struct placement *p, const struct cluster_view *view, const 
                     struct policy_decisions *out, uint32_t *first, uint32_t *count)
 {
     p->job_types = job->type_mask;
-    int rc = job->milli > 0 ? place_share(p, view, job, out, first, count)
-                            : place_whole(p, view, job, job->slots, out, first, count);
+    int rc = job->milli > 0  ? place_share(p, view, job, out, first, count)
+             : job->nodes > 0 ? place_shaped(p, view, job, out, first, count)
+                              : place_whole(p, view, job, job->slots, out, first, count);
     p->job_types = 0;
     return rc;
 }

@@ -86,6 +86,10 @@ struct placement {
     uint32_t *groups;
     unsigned levels;     /* bit per placement_level worth trying on this view */
     uint64_t job_types;  /* the type_mask of the job being placed; 0 = any node */
+    /* per node, 1 = off limits to the next placements (EASY keeps a shaped
+     * head's nodes from jobs that would outlast its shadow); NULL = none.
+     * The caller sets and clears it. */
+    const uint8_t *avoid;
     /* shared GPUs this pass touched (joined, opened, given back): their
      * share in use as the pass left it */
     struct placement_share {

@@ -16,8 +16,9 @@
  *    what is decided.
  *  - The host checks every decision (the job is queued, the allocation is on
  *    up nodes of a type the job may use, within their free slots, and adds
- *    up to the job's request; a fractional job's share fits its GPU) and
- *    refuses the whole pass if one is wrong.
+ *    up to the job's request; a fractional job's share fits its GPU; a
+ *    shaped job gets its nodes x slots) and refuses the whole pass if one
+ *    is wrong.
  *  - Times are integer microseconds on the host's clock.
  *
  * A user's own policy is a shared object exporting
@@ -32,8 +33,11 @@
 
 /* 2: GPU fractions and GPU-model constraints (policy_job.milli and
  * type_mask, policy_alloc.milli and gpu, policy_node.shared_first and
- * n_shared, cluster_view.shared). A plugin built against 1 is refused. */
-#define POLICY_ABI_VERSION 2u
+ * n_shared, cluster_view.shared).
+ * 3: a job's node shape (policy_job.nodes, in what was 2's padding: the
+ * layout is 2's). A plugin built against an earlier version is refused: it
+ * would place a shaped job as it pleases and have its passes refused. */
+#define POLICY_ABI_VERSION 3u
 
 enum policy_node_state {
     POLICY_NODE_UP = 0,
@@ -93,7 +97,12 @@ struct policy_job {
     /* 1..999: the job needs this share of one GPU (slots is 1) and may
      * share that GPU with other fractional jobs; 0: whole GPUs. */
     int32_t milli;
-    int32_t reserved_pad2;
+    /* ABI 3. Its shape: 0 = any (slots are pooled: the allocation may
+     * split them over nodes as it likes, as HPC logs count processors);
+     * n >= 1 = exactly n distinct nodes with slots / n slots on each (a Slurm
+     * job `-N n --gres=gpu:G`: slots is n x G). Hosts only pass n that
+     * divides slots. */
+    int32_t nodes;
 };
 
 #define POLICY_JOB_CLASSES 3

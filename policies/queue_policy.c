@@ -265,6 +265,10 @@ static void queue_policy_destroy(void *state)
     profile_release(&q->profile);
     free(q->pass.started_end);
     free(q->pass.started_slots);
+    free(q->pass.started_first);
+    free(q->pass.started_count);
+    free(q->pass.node_free);
+    free(q->pass.node_kept);
     free(q->pass.placing);
     free(q);
 }

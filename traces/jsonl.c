@@ -41,6 +41,7 @@ enum jsonl_use {
     JSONL_CLASS,
     JSONL_GPU_MILLI,
     JSONL_GPU_MODEL,
+    JSONL_NODES,
     JSONL_START,
     JSONL_IGNORED,
     JSONL_VERSION,
@@ -70,6 +71,7 @@ static const struct jsonl_key jsonl_job_keys[] = {
     {"class", JSONL_STRING, JSONL_CLASS, 0, 0, 0, 0},
     {"gpu_milli", JSONL_INTEGER, JSONL_GPU_MILLI, 0, 0, 1, 1000},
     {"gpu_model", JSONL_STRING, JSONL_GPU_MODEL, 0, 0, 0, 0},
+    {"nodes", JSONL_INTEGER, JSONL_NODES, 0, 0, 1, 1e6},
     {"start_s", JSONL_NUMBER, JSONL_START, 0, 0, 0, JSONL_MAX_S},
     {"end_s", JSONL_NUMBER, JSONL_IGNORED, 0, 0, 0, JSONL_MAX_S},
     {"exit", JSONL_INTEGER, JSONL_IGNORED, 0, 0, INT32_MIN, INT32_MAX},
@@ -416,6 +418,9 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
             if (jsonl_gpu_model(r, ln, v, &j.gpu_models) != 0)
                 return;
             break;
+        case JSONL_NODES:
+            j.nodes = (int32_t)json_integer_value(v);
+            break;
         case JSONL_START:
             start_us = jsonl_us(v);
             break;
@@ -431,6 +436,15 @@ static void jsonl_job(struct jsonl_reader *r, const struct jsonl_line *ln, json_
         textfile_error(&r->rep, ln->line, val_col,
                        "key 'gpu_milli' is %d with 'gpus' %d: a fraction of a GPU needs 'gpus' 1", (int)j.gpu_milli,
                        (int)j.slots);
+        return;
+    }
+    if (j.nodes > 0 && (j.slots % j.nodes != 0 || (j.gpu_milli > 0 && j.nodes != 1))) {
+        long key_col, val_col;
+        jsonl_key_cols(ln, "nodes", &key_col, &val_col);
+        textfile_error(&r->rep, ln->line, val_col,
+                       "key 'nodes' is %d with 'gpus' %d: a job of n nodes has the same GPUs on each, so n must "
+                       "divide 'gpus'%s",
+                       (int)j.nodes, (int)j.slots, j.gpu_milli > 0 ? " (a fraction of a GPU runs on 1 node)" : "");
         return;
     }
     if (start_us >= j.submit_us) { /* the recorded queue time, for trace stats */
@@ -604,6 +618,8 @@ static void jsonl_put_job(FILE *f, const struct workload *w, const struct job *j
         fputs(",\"gpu_model\":", f);
         jsonl_put_string(f, models);
     }
+    if (j->nodes > 0)
+        fprintf(f, ",\"nodes\":%" PRId32, j->nodes);
     if (j->wait_known) {
         units_format_seconds(s, sizeof s, j->submit_us + j->wait_us);
         fprintf(f, ",\"start_s\":%s", s);

@@ -2,8 +2,10 @@
  * Waiting jobs go smallest first (fewest slots, then shortest estimate,
  * then arrival); each starts if it fits, on the node with the fewest free
  * slots that holds it, else across the fullest nodes, only nodes of the
- * GPU models the job may use; a job asking for a share of a GPU takes a
- * free GPU of its own (sharing is left to the built-in placements). Build:
+ * GPU models the job may use; a job of n nodes (policy.h ABI 3) takes the
+ * n fullest nodes that each hold its slots / n; a job asking for a share of
+ * a GPU takes a free GPU of its own (sharing is left to the built-in
+ * placements). Build:
  *   cc -std=c11 -O2 -fPIC -shared -I. policies/examples/example_policy.c -o example_policy.so
  * Run: fleetsim replay --policy ./example_policy.so TRACE
  */
@@ -55,6 +57,26 @@ static int decide(void *state, const struct cluster_view *v, struct policy_decis
         for (uint32_t n = 0; n < v->n_nodes; n++) if (policy_job_may_use(job, v->nodes[n].type)) mine += left[n];
         if (need > mine || out->n >= out->cap) continue;
         uint32_t first = out->n_allocs;
+        if (job->nodes > 0) { /* shaped: n distinct nodes, slots / n on each, fullest first */
+            int32_t per = need / job->nodes, got = 0;
+            while (got < job->nodes) {
+                int64_t best = -1;
+                for (uint32_t n = 0; n < v->n_nodes; n++) {
+                    int chosen = 0; /* a node once */
+                    for (uint32_t a = first; a < out->n_allocs && !chosen; a++) chosen = out->allocs[a].node == (int32_t)n;
+                    if (!chosen && left[n] >= per && policy_job_may_use(job, v->nodes[n].type) &&
+                        (best < 0 || left[n] < left[best])) best = n;
+                }
+                if (best < 0 || out->n_allocs >= out->cap_allocs) break;
+                out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)best, per, 0, 0};
+                left[best] -= per; got++;
+            }
+            if (got < job->nodes) { /* no room in that shape: give the nodes back, the job waits */
+                while (out->n_allocs > first) { out->n_allocs--; left[out->allocs[out->n_allocs].node] += per; }
+                continue;
+            }
+            need = 0;
+        }
         while (need > 0) { /* fullest node that holds the rest, else the fullest with any */
             int64_t best = -1;
             for (uint32_t n = 0; n < v->n_nodes; n++)

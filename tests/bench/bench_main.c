@@ -128,7 +128,7 @@ static void synthetic_workload_sized(struct workload *w, size_t n, int64_t slots
         double limit = ceil(run * (1.2 + 2 * pcg32_unit(&dur)));
         int size = sizes[pcg32_bounded(&siz, (uint32_t)n_sizes)];
         struct job j = {(int64_t)i + 1, llround(t * 1e6), llround(run * 1e6), llround(limit * 1e6), size, -1, -1, -1,
-                        0, -1, 0, 0, 0, 0};
+                        0, -1, 0, 0, 0, 0, 0};
         workload_push(w, &j);
     }
 }

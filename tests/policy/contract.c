@@ -169,6 +169,22 @@ static void random_view(struct view_store *s, struct pcg32 *r, uint32_t n, int32
         if (pcg32_bounded(&r2, 5) == 0)
             s->queued[k].type_mask = UINT64_C(1) << pcg32_bounded(&r2, 2);
     }
+    /* node shapes (ABI 3), from a third stream: a whole-GPU job in three
+     * asks for exactly n nodes (one node, whole nodes, or two halves) */
+    struct pcg32 r3;
+    pcg32_seed(&r3, (uint64_t)now, 78);
+    for (uint32_t k = 0; k < nq; k++) {
+        struct policy_job *j = &s->queued[k];
+        if (j->milli > 0 || pcg32_bounded(&r3, 3) != 0)
+            continue;
+        uint32_t pick = pcg32_bounded(&r3, 3);
+        if (pick == 0 && j->slots <= per_node)
+            j->nodes = 1;
+        else if (pick == 1 && j->slots % per_node == 0)
+            j->nodes = j->slots / per_node;
+        else if (j->slots % 2 == 0 && j->slots / 2 <= per_node)
+            j->nodes = 2;
+    }
     for (int t = 0; t < 2; t++)
         for (int c = 0; c < POLICY_JOB_CLASSES; c++)
             s->type_speed[t * POLICY_JOB_CLASSES + c] = t == 0 ? 1.0 : 1.0 + 0.5 * c;
@@ -456,7 +472,7 @@ static const char *check_fair(const struct subject *s, char *why, size_t len)
 /* ---- deliberately broken policies (tests only) ---- */
 
 enum broken_kind { BROKEN_OVERALLOC, BROKEN_DRAINING, BROKEN_NOT_QUEUED, BROKEN_NONDETERMINISTIC, BROKEN_PARTIAL_GANG,
-                   BROKEN_UNFAIR, BROKEN_MODEL, BROKEN_SHARE };
+                   BROKEN_UNFAIR, BROKEN_MODEL, BROKEN_SHARE, BROKEN_SHAPE };
 
 struct broken {
     enum broken_kind kind;
@@ -477,9 +493,10 @@ static void broken_destroy(void *state)
 }
 
 /* A plausible greedy policy that breaks exactly one rule. It leaves jobs
- * with a share or a GPU-model constraint alone, except BROKEN_MODEL (places
- * constrained jobs anywhere) and BROKEN_SHARE (piles shares on the first
- * shared GPU, room or not). */
+ * with a share, a GPU-model constraint or a node shape alone, except
+ * BROKEN_MODEL (places constrained jobs anywhere), BROKEN_SHARE (piles
+ * shares on the first shared GPU, room or not) and BROKEN_SHAPE (pools a
+ * shaped job's slots over the first nodes with room). */
 static int broken_decide(void *state, const struct cluster_view *v, struct policy_decisions *out)
 {
     struct broken *b = state;
@@ -516,7 +533,8 @@ static int broken_decide(void *state, const struct cluster_view *v, struct polic
         if (b->kind == BROKEN_NONDETERMINISTIC && (b->calls & 1) && k == 0)
             continue;
         const struct policy_job *job = &v->queued[q];
-        if ((job->type_mask && b->kind != BROKEN_MODEL) || (job->milli && b->kind != BROKEN_SHARE))
+        if ((job->type_mask && b->kind != BROKEN_MODEL) || (job->milli && b->kind != BROKEN_SHARE) ||
+            (job->nodes && b->kind != BROKEN_SHAPE))
             continue;
         if (job->milli) {
             if (!v->n_shared || out->n_allocs >= out->cap_allocs)
@@ -570,6 +588,7 @@ BROKEN_OPS(BROKEN_PARTIAL_GANG, "broken-partial-gang");
 BROKEN_OPS(BROKEN_UNFAIR, "broken-unfair");
 BROKEN_OPS(BROKEN_MODEL, "broken-model");
 BROKEN_OPS(BROKEN_SHARE, "broken-share");
+BROKEN_OPS(BROKEN_SHAPE, "broken-shape");
 
 /* ---- running it ---- */
 
@@ -694,6 +713,7 @@ int main(int argc, char **argv)
     expect_caught(&ops_BROKEN_UNFAIR, 1, "waited");
     expect_caught(&ops_BROKEN_MODEL, 0, "GPU model the job may not use");
     expect_caught(&ops_BROKEN_SHARE, 0, "over-allocated a shared GPU");
+    expect_caught(&ops_BROKEN_SHAPE, 0, "a job of n nodes did not get");
     printf("policy: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

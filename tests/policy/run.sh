@@ -21,10 +21,10 @@ check "replay with the example plugin" "$FLEETSIM" replay -q --policy "$example"
 "$FLEETSIM" replay -q --json --policy "$example" $demo >"$TMP/b.json"
 if cmp -s "$TMP/a.json" "$TMP/b.json"; then pass; else fail "plugin replay is not deterministic"; fi
 expect_exit 2 "plugin with a wrong ABI" "$FLEETSIM" replay -q --policy "$bad_abi" $demo
-if grep -q "has ABI version 42, but this fleetsim needs 2: rebuild it" "$TMP/err"; then pass
+if grep -q "has ABI version 42, but this fleetsim needs 3: rebuild it" "$TMP/err"; then pass
 else fail "ABI mismatch message: $(cat "$TMP/err")"; fi
 expect_exit 2 "plugin built against ABI 1" "$FLEETSIM" replay -q --policy "$BUILD/tests/policy/plugin_old_abi.so" $demo
-if grep -q "has ABI version 1, but this fleetsim needs 2: rebuild it against this fleetsim's policies/policy.h (version 2 added GPU fractions" "$TMP/err"; then pass
+if grep -q "has ABI version 1, but this fleetsim needs 3: rebuild it against this fleetsim's policies/policy.h (version 2 added GPU fractions" "$TMP/err"; then pass
 else fail "ABI 1 message: $(cat "$TMP/err")"; fi
 # ABI 2: the example plugin places fractional and GPU-model-constrained jobs
 # the checker accepts (a refused pass would exit 1)

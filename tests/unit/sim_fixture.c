@@ -21,7 +21,7 @@ void fixture_workload(struct workload *w, const struct fixture_job *jobs, size_t
                         (long)i + 1,
                         -1,
                         0,
-                        0, 0, 0};
+                        0, 0, 0, 0};
         workload_push(w, &j);
     }
     workload_sort_by_submit(w);
@@ -43,7 +43,7 @@ void fixture_random_workload(struct workload *w, size_t n, int max_slots, uint64
             limit = 1;
         int slots = 1 + (int)pcg32_bounded(&r, pcg32_bounded(&r, 4) == 0 ? (uint32_t)max_slots : 4);
         struct job j = {(int64_t)i + 1, llround(t * 1e6), llround(run * 1e6), llround(limit * 1e6), slots,
-                        -1, -1, -1, (long)i + 1, -1, 0, 0, 0, 0};
+                        -1, -1, -1, (long)i + 1, -1, 0, 0, 0, 0, 0};
         workload_push(w, &j);
     }
 }

@@ -161,10 +161,10 @@ static void fill_workload(struct workload *w)
     int32_t u2 = string_table_intern(&w->users, "b\"o\\b\x01");
     int32_t t1 = string_table_intern(&w->teams, "vision");
     struct job jobs[] = {
-        {1, 0, 3600000000LL, 7200000000LL, 8, u1, t1, 1, 0, -1, 0, 0, 0, 0},
-        {2, 500000, 1, -1, 1, u2, -1, -1, 0, -1, 0, 0, 0, 0},
-        {4, 12000001, 100000000000LL, -1, 1000000, u1, -1, 5, 0, -1, 0, 0, 0, 0},
-        {9000000000LL, 12000001, 1500000, 1250000, 64, -1, t1, 0, 0, -1, 0, 0, 0, 0}, /* same submit: id order */
+        {1, 0, 3600000000LL, 7200000000LL, 8, u1, t1, 1, 0, -1, 0, 0, 0, 0, 0},
+        {2, 500000, 1, -1, 1, u2, -1, -1, 0, -1, 0, 0, 0, 0, 0},
+        {4, 12000001, 100000000000LL, -1, 1000000, u1, -1, 5, 0, -1, 0, 0, 0, 0, 0},
+        {9000000000LL, 12000001, 1500000, 1250000, 64, -1, t1, 0, 0, -1, 0, 0, 0, 0, 0}, /* same submit: id order */
     };
     for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++)
         workload_push(w, &jobs[i]);
@@ -323,7 +323,7 @@ static void test_trace_stats(void)
     string_table_intern(&w.users, "unused");
     for (int i = 1; i <= 20; i++) {
         struct job j = {i, (sim_time)(20 - i) * 1000000, (sim_time)i * 1000000, i % 2 ? 2 * i * 1000000 : -1,
-                        i % 4 + 1, u, -1, 1, i, -1, 0, 0, 0, 0};
+                        i % 4 + 1, u, -1, 1, i, -1, 0, 0, 0, 0, 0};
         workload_push(&w, &j);
     }
     struct trace_stats s;

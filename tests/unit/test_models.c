@@ -57,7 +57,7 @@ static double mm_c_replication(int c, double rho, size_t n, uint64_t seed)
     for (size_t i = 0; i < n; i++) {
         t += -log(pcg32_unit_open(&arr)) / lambda;
         sim_time run = llround(-log(pcg32_unit_open(&dur)) / mu);
-        struct job j = {(int64_t)i + 1, llround(t), run, -1, 1, -1, -1, -1, 0, -1, 0, 0, 0, 0};
+        struct job j = {(int64_t)i + 1, llround(t), run, -1, 1, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0};
         workload_push(&w, &j);
     }
     struct cluster cl;
@@ -239,7 +239,7 @@ static sim_time run_forced(const struct forced *table, size_t n, sim_time *end_b
     struct workload w;
     workload_init(&w);
     for (size_t i = 0; i < n; i++) {
-        struct job j = {table[i].id, 0, 1000000000, -1, 16, -1, -1, -1, 0, -1, 0, 0, 0, 0};
+        struct job j = {table[i].id, 0, 1000000000, -1, 16, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0};
         workload_push(&w, &j);
     }
     forced_table = table;
@@ -329,8 +329,8 @@ static void test_delivery(void)
      * a 16-GPU job at t=0 runs at once for 1 day */
     struct workload w;
     workload_init(&w);
-    struct job a = {1, 0, (sim_time)(day_s * 1e6), -1, 16, -1, -1, -1, 0, -1, 0, 0, 0, 0};
-    struct job b = {2, 0, (sim_time)(2 * day_s * 1e6), -1, 32, -1, -1, -1, 0, -1, 0, 0, 0, 0};
+    struct job a = {1, 0, (sim_time)(day_s * 1e6), -1, 16, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0};
+    struct job b = {2, 0, (sim_time)(2 * day_s * 1e6), -1, 32, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0};
     workload_push(&w, &a);
     workload_push(&w, &b);
     const struct policy_ops *ops;
