@@ -37,6 +37,13 @@
  * else it opens a free GPU: the node is the strategy's choice for one slot,
  * the GPU the lowest index that the node does not share yet.
  *
+ * Node shapes (policy.h ABI 3): a job with nodes = n > 0 gets n distinct
+ * nodes with slots / n on each, chosen among the nodes that have that many
+ * free in the strategy's order: first-fit by index, spread the emptiest,
+ * pack, best-fit and gavel the fullest (pack and gavel within the tightest
+ * NVLink domain, leaf or pod that has n such nodes; gavel on the fastest
+ * node type that has them). A one-node job never spans nodes.
+ *
  * Preemption frees slots within a pass: placement_give_back() returns a
  * running job's slots (up nodes only), including on nodes the view lists as
  * full, so the STARTs after a PREEMPT in the same pass can use them.
