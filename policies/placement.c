@@ -45,6 +45,31 @@ static uint32_t cand(const struct placement *p, const struct cluster_view *view,
     return k < view->n_nodes_with_free ? view->nodes_with_free[k] : p->extra[k - view->n_nodes_with_free];
 }
 
+static void idx_free_all(struct placement *p)
+{
+    free(p->idx_bits);
+    free(p->idx_summary);
+    free(p->idx_free);
+    free(p->idx_nodes);
+    free(p->idx_raw);
+    free(p->idx_pos);
+    p->idx_bits = p->idx_summary = NULL;
+    p->idx_free = p->idx_raw = NULL;
+    p->idx_nodes = p->idx_pos = NULL;
+    for (int l = 0; l < 3; l++) {
+        free(p->idx_gsum[l]);
+        free(p->idx_mstart[l]);
+        free(p->idx_members[l]);
+        free(p->idx_gids[l]);
+        p->idx_gsum[l] = NULL;
+        p->idx_mstart[l] = p->idx_members[l] = p->idx_gids[l] = NULL;
+        p->idx_ngids[l] = 0;
+    }
+    p->idx_buckets = 0;
+    p->idx_n = 0;
+    p->idx_view = NULL;
+}
+
 void placement_release(struct placement *p)
 {
     if (!p)
@@ -60,12 +85,217 @@ void placement_release(struct placement *p)
     free(p->group_free);
     free(p->groups);
     free(p->shares);
+    idx_free_all(p);
     memset(p, 0, sizeof *p);
     p->type_filter = -1;
 }
 
+/* The orders a strategy ranks nodes in: by index, fullest or emptiest first. */
+enum slot_order { BY_INDEX, FULLEST_FIRST, EMPTIEST_FIRST };
+
+/* ---- the index of nodes by free slots ---- */
+
+/* Views smaller than this scan faster than they index. */
+enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257 };
+
+static void idx_clear_bit(struct placement *p, uint32_t node)
+{
+    int32_t b = p->idx_free[node];
+    if (b < 0)
+        return;
+    uint32_t w = node / 64;
+    uint64_t *word = &p->idx_bits[(size_t)b * p->idx_words + w];
+    *word &= ~(UINT64_C(1) << (node % 64));
+    if (*word == 0)
+        p->idx_summary[(size_t)b * p->idx_swords + w / 64] &= ~(UINT64_C(1) << (w % 64));
+    p->idx_free[node] = -1;
+}
+
+static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placement_level level);
+
+/* Adds delta free slots to node's group at each topology level. */
+static void idx_add_to_groups(struct placement *p, uint32_t node, int64_t delta)
+{
+    const struct policy_node *nd = &p->idx_view->nodes[node];
+    for (int l = 0; l < 3; l++) {
+        if (!(p->levels & (1u << l)))
+            continue;
+        int32_t g = group_of(nd, node, (enum placement_level)l);
+        if (g >= 0 && (uint32_t)g < p->n_nodes)
+            p->idx_gsum[l][g] += delta;
+    }
+}
+
+/* Files node under the slots it has free now (bucket 0: none, which no
+ * choice looks at; a node stays filed, and listed once, until the reset),
+ * and keeps its groups' sums. */
+static void idx_update(struct placement *p, uint32_t node)
+{
+    const struct policy_node *nd = &p->idx_view->nodes[node];
+    int32_t raw = nd->state == POLICY_NODE_UP ? nd->free_slots - p->taken[node] : 0;
+    if (raw < 0)
+        raw = 0;
+    int32_t old_raw = p->idx_raw[node] < 0 ? 0 : p->idx_raw[node];
+    if (raw != old_raw)
+        idx_add_to_groups(p, node, (int64_t)raw - old_raw);
+    int32_t f = raw;
+    if (f >= p->idx_buckets)
+        f = p->idx_buckets - 1; /* a node that grew past the largest: still holds any one-node job */
+    if (p->idx_raw[node] < 0) {
+        p->idx_nodes[p->idx_n++] = node;
+    } else if (p->idx_free[node] == f) {
+        p->idx_raw[node] = raw;
+        return;
+    } else {
+        idx_clear_bit(p, node);
+    }
+    p->idx_raw[node] = raw;
+    uint32_t w = node / 64;
+    p->idx_bits[(size_t)f * p->idx_words + w] |= UINT64_C(1) << (node % 64);
+    p->idx_summary[(size_t)f * p->idx_swords + w / 64] |= UINT64_C(1) << (w % 64);
+    p->idx_free[node] = f;
+}
+
+/* Empties the index (only the nodes it holds) and marks it dead. */
+static void idx_reset(struct placement *p)
+{
+    for (uint32_t i = 0; i < p->idx_n; i++) {
+        uint32_t node = p->idx_nodes[i];
+        idx_clear_bit(p, node);
+        if (p->idx_raw[node] > 0)
+            idx_add_to_groups(p, node, -(int64_t)p->idx_raw[node]);
+        p->idx_raw[node] = -1;
+    }
+    p->idx_n = 0;
+    p->idx_view = NULL;
+}
+
+/* Each level's groups: member nodes by ascending index, and the ids in
+ * use, from the topology (which stays put for an instance's life). */
+static int idx_topology(struct placement *p, const struct cluster_view *view)
+{
+    uint32_t n = p->n_nodes;
+    for (int l = 0; l < 3; l++) {
+        if (!(p->levels & (1u << l)))
+            continue;
+        p->idx_gsum[l] = calloc(n, sizeof *p->idx_gsum[l]);
+        p->idx_mstart[l] = calloc((size_t)n + 2, sizeof *p->idx_mstart[l]);
+        p->idx_members[l] = malloc(n * sizeof *p->idx_members[l]);
+        p->idx_gids[l] = malloc(n * sizeof *p->idx_gids[l]);
+        if (!p->idx_gsum[l] || !p->idx_mstart[l] || !p->idx_members[l] || !p->idx_gids[l])
+            return -1;
+        uint32_t *start = p->idx_mstart[l];
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t g = group_of(&view->nodes[i], i, (enum placement_level)l);
+            if (g >= 0 && (uint32_t)g < n)
+                start[g + 2]++;
+        }
+        p->idx_ngids[l] = 0;
+        for (uint32_t g = 0; g < n; g++)
+            if (start[g + 2] > 0)
+                p->idx_gids[l][p->idx_ngids[l]++] = g;
+        for (uint32_t g = 2; g < n + 2; g++)
+            start[g] += start[g - 1];
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t g = group_of(&view->nodes[i], i, (enum placement_level)l);
+            if (g >= 0 && (uint32_t)g < n)
+                p->idx_members[l][start[g + 1]++] = i;
+        }
+        /* start[g] .. start[g + 1] now spans group g */
+    }
+    return 0;
+}
+
+static uint32_t n_cand(const struct placement *p, const struct cluster_view *view);
+static uint32_t cand(const struct placement *p, const struct cluster_view *view, uint32_t k);
+
+/* The index for this pass, built on first use; 0, or -1 when this view
+ * gets none (too small, too many buckets, or memory). */
+static int idx_ready(struct placement *p, const struct cluster_view *view)
+{
+    if (p->idx_view == view)
+        return 0;
+    if (view->n_nodes < INDEX_MIN_NODES || p->max_slots + 1 > INDEX_MAX_BUCKETS || p->max_slots < 1)
+        return -1;
+    if (p->idx_buckets != p->max_slots + 1 || !p->idx_free) {
+        idx_free_all(p);
+        p->idx_buckets = p->max_slots + 1;
+        p->idx_words = (p->n_nodes + 63) / 64;
+        p->idx_swords = (p->idx_words + 63) / 64;
+        p->idx_bits = calloc((size_t)p->idx_buckets * p->idx_words, sizeof *p->idx_bits);
+        p->idx_summary = calloc((size_t)p->idx_buckets * p->idx_swords, sizeof *p->idx_summary);
+        p->idx_free = malloc(p->n_nodes * sizeof *p->idx_free);
+        p->idx_raw = malloc(p->n_nodes * sizeof *p->idx_raw);
+        p->idx_nodes = malloc(p->n_nodes * sizeof *p->idx_nodes);
+        p->idx_pos = malloc(p->n_nodes * sizeof *p->idx_pos);
+        p->idx_n = 0;
+        if (!p->idx_bits || !p->idx_summary || !p->idx_free || !p->idx_raw || !p->idx_nodes || !p->idx_pos ||
+            idx_topology(p, view) != 0) {
+            idx_free_all(p);
+            return -1;
+        }
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            p->idx_free[i] = p->idx_raw[i] = -1;
+    }
+    p->idx_view = view;
+    for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        uint32_t node = cand(p, view, k);
+        p->idx_pos[node] = k;
+        idx_update(p, node);
+    }
+    return 0;
+}
+
+/* Whether this choice may use the index: no filter applies (the index
+ * files every up node), and the view is one the index serves. */
+static int idx_usable(struct placement *p, const struct cluster_view *view)
+{
+    return p->type_filter < 0 && !p->job_types && !p->avoid && !p->idx_off && idx_ready(p, view) == 0;
+}
+
+static uint32_t idx_first(const struct placement *p, int32_t b);
+
+/* The one node a single-node job of `slots` goes to, in mode's order (the
+ * fullest or emptiest that holds it, else the lowest index; lowest index on
+ * ties): what a scan of the candidates finds. UINT32_MAX when none holds it. */
+static uint32_t idx_choose(const struct placement *p, int32_t slots, enum slot_order mode)
+{
+    uint32_t best = UINT32_MAX;
+    if (slots < 1 || slots >= p->idx_buckets)
+        return best;
+    if (mode == FULLEST_FIRST) {
+        for (int32_t b = slots; b < p->idx_buckets && best == UINT32_MAX; b++)
+            best = idx_first(p, b);
+    } else if (mode == EMPTIEST_FIRST) {
+        for (int32_t b = p->idx_buckets - 1; b >= slots && best == UINT32_MAX; b--)
+            best = idx_first(p, b);
+    } else {
+        for (int32_t b = slots; b < p->idx_buckets; b++) {
+            uint32_t n = idx_first(p, b);
+            if (n < best)
+                best = n;
+        }
+    }
+    return best;
+}
+
+/* The lowest-index node in bucket b, or UINT32_MAX. */
+static uint32_t idx_first(const struct placement *p, int32_t b)
+{
+    const uint64_t *sum = &p->idx_summary[(size_t)b * p->idx_swords];
+    for (uint32_t s = 0; s < p->idx_swords; s++) {
+        if (!sum[s])
+            continue;
+        uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(sum[s]);
+        return w * 64 + (uint32_t)__builtin_ctzll(p->idx_bits[(size_t)b * p->idx_words + w]);
+    }
+    return UINT32_MAX;
+}
+
 int placement_begin(struct placement *p, const struct cluster_view *view)
 {
+    if (p->idx_view)
+        idx_reset(p);
     for (uint32_t i = 0; i < p->n_touched; i++) {
         if (p->touched[i] < p->n_nodes) {
             p->taken[p->touched[i]] = 0;
@@ -100,6 +330,9 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         p->cap_sorted = (uint32_t)nn;
         p->n_nodes = view->n_nodes;
         p->max_slots = 0;
+        p->idx_buckets = 0; /* the index is sized by the node count: rebuilt on use */
+        free(p->idx_free);
+        p->idx_free = NULL;
         if (!p->taken || !p->touched || !p->is_touched || !p->extra || !p->is_extra || !p->slots_scratch ||
             !p->sorted) {
             p->n_nodes = 0;
@@ -183,6 +416,8 @@ static int take(struct placement *p, struct policy_decisions *out, uint32_t node
     touch(p, node);
     p->taken[node] += slots;
     p->taken_total += slots;
+    if (p->idx_view)
+        idx_update(p, node);
     return 0;
 }
 
@@ -196,7 +431,11 @@ int placement_give_back(struct placement *p, const struct cluster_view *view, ui
     if (view->nodes[node].free_slots <= 0 && !p->is_extra[node]) {
         p->is_extra[node] = 1;
         p->extra[p->n_extra++] = node;
+        if (p->idx_view)
+            p->idx_pos[node] = view->n_nodes_with_free + p->n_extra - 1;
     }
+    if (p->idx_view)
+        idx_update(p, node);
     return 0;
 }
 
@@ -220,6 +459,20 @@ static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placem
 static int32_t best_group(struct placement *p, const struct cluster_view *view, enum placement_level level,
                           int32_t slots)
 {
+    if (p->idx_view == view && p->type_filter < 0 && !p->job_types && !p->avoid && level < PLACEMENT_ANY) {
+        /* the index keeps each group's sum: look at the groups, not the nodes */
+        int32_t best = -1;
+        int64_t best_free = INT64_MAX;
+        for (uint32_t i = 0; i < p->idx_ngids[level]; i++) {
+            uint32_t g = p->idx_gids[level][i];
+            int64_t f = p->idx_gsum[level][g];
+            if (f >= slots && f < best_free) { /* ids ascend: the first of equal sums is the lowest */
+                best = (int32_t)g;
+                best_free = f;
+            }
+        }
+        return best;
+    }
     uint32_t n_groups = 0;
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
@@ -299,6 +552,24 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
                      int32_t group, int32_t *need, struct policy_decisions *out, uint32_t *count)
 {
     uint32_t n = 0;
+    if (p->idx_view == view && p->type_filter < 0 && !p->job_types && !p->avoid && level < PLACEMENT_ANY &&
+        group >= 0 && (uint32_t)group < p->n_nodes) {
+        /* the group's members with free slots, in candidate order (a scan's
+         * order, which breaks its ties): few nodes, an insertion sort */
+        const uint32_t *m = p->idx_members[level];
+        for (uint32_t k = p->idx_mstart[level][group]; k < p->idx_mstart[level][group + 1]; k++) {
+            uint32_t node = m[k];
+            if (p->idx_raw[node] <= 0)
+                continue;
+            uint32_t i = n++;
+            while (i > 0 && p->idx_pos[p->groups[i - 1]] > p->idx_pos[node]) {
+                p->groups[i] = p->groups[i - 1];
+                i--;
+            }
+            p->groups[i] = node;
+        }
+        return take_most_free(p, view, p->groups, n, need, out, count);
+    }
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
         if (placement_free(p, view, node) > 0 &&
@@ -306,6 +577,12 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
             p->groups[n++] = node;
     }
     return take_most_free(p, view, p->groups, n, need, out, count);
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 struct leaf_free {
@@ -328,10 +605,67 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
                   int32_t slots, struct policy_decisions *out, uint32_t *count)
 {
     int32_t need = slots;
-    if ((level == PLACEMENT_POD || level == PLACEMENT_ANY) && (p->levels & (1u << PLACEMENT_LEAF))) {
+    int indexed = p->idx_view == view && p->type_filter < 0 && !p->job_types && !p->avoid;
+    if (level == PLACEMENT_ANY && indexed && (p->levels & (1u << PLACEMENT_LEAF))) {
+        /* The index keeps every leaf's sum: order the leaves from it, then
+         * take each leaf's members (in candidate order) only while the job
+         * still needs slots. What the scan below does, leaf for leaf. */
         uint32_t n_leaves = 0;
-        for (uint32_t k = 0; k < n_cand(p, view); k++) {
-            uint32_t node = cand(p, view, k);
+        struct leaf_free *order = malloc(((size_t)p->idx_ngids[PLACEMENT_LEAF] + 1) * sizeof *order);
+        uint64_t *keys = malloc(((size_t)p->n_nodes + 1) * sizeof *keys);
+        if (!order || !keys) {
+            free(order);
+            free(keys);
+            return -1;
+        }
+        for (uint32_t i = 0; i < p->idx_ngids[PLACEMENT_LEAF]; i++) {
+            uint32_t leaf = p->idx_gids[PLACEMENT_LEAF][i];
+            if (p->idx_gsum[PLACEMENT_LEAF][leaf] > 0)
+                order[n_leaves++] = (struct leaf_free){p->idx_gsum[PLACEMENT_LEAF][leaf], (int32_t)leaf};
+        }
+        qsort(order, n_leaves, sizeof *order, leaf_free_cmp);
+        int rc = 0;
+        const uint32_t *m = p->idx_members[PLACEMENT_LEAF];
+        for (uint32_t i = 0; need > 0 && i < n_leaves && rc == 0; i++) {
+            uint32_t n = 0, leaf = (uint32_t)order[i].leaf;
+            for (uint32_t k = p->idx_mstart[PLACEMENT_LEAF][leaf]; k < p->idx_mstart[PLACEMENT_LEAF][leaf + 1]; k++)
+                if (p->idx_raw[m[k]] > 0)
+                    keys[n++] = (uint64_t)p->idx_pos[m[k]] << 32 | m[k];
+            qsort(keys, n, sizeof *keys, u64_cmp);
+            for (uint32_t k = 0; k < n; k++)
+                p->groups[k] = (uint32_t)keys[k];
+            rc = take_most_free(p, view, p->groups, n, &need, out, count);
+        }
+        free(order);
+        free(keys);
+        if (rc != 0)
+            return -1;
+    } else if ((level == PLACEMENT_POD || level == PLACEMENT_ANY) && (p->levels & (1u << PLACEMENT_LEAF))) {
+        /* the candidates to look at, in candidate order: with the index, a
+         * pod's own members with free slots (a few hundred, not every node) */
+        uint32_t *list = NULL, n_list = 0;
+        if (level == PLACEMENT_POD && indexed && group >= 0 && (uint32_t)group < p->n_nodes) {
+            const uint32_t *m = p->idx_members[PLACEMENT_POD];
+            uint32_t from = p->idx_mstart[PLACEMENT_POD][group], to = p->idx_mstart[PLACEMENT_POD][group + 1];
+            uint64_t *keys = malloc(((size_t)(to - from) + 1) * sizeof *keys);
+            list = malloc(((size_t)(to - from) + 1) * sizeof *list);
+            if (!keys || !list) {
+                free(keys);
+                free(list);
+                return -1;
+            }
+            for (uint32_t k = from; k < to; k++)
+                if (p->idx_raw[m[k]] > 0)
+                    keys[n_list++] = (uint64_t)p->idx_pos[m[k]] << 32 | m[k];
+            qsort(keys, n_list, sizeof *keys, u64_cmp);
+            for (uint32_t k = 0; k < n_list; k++)
+                list[k] = (uint32_t)keys[k];
+            free(keys);
+        }
+        uint32_t n_look = list ? n_list : n_cand(p, view);
+        uint32_t n_leaves = 0;
+        for (uint32_t k = 0; k < n_look; k++) {
+            uint32_t node = list ? list[k] : cand(p, view, k);
             const struct policy_node *nd = &view->nodes[node];
             int32_t f = placement_free(p, view, node);
             if (f <= 0 || nd->leaf < 0 || (uint32_t)nd->leaf >= p->n_nodes ||
@@ -342,8 +676,10 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
             p->group_free[nd->leaf] += f;
         }
         struct leaf_free *order = malloc((n_leaves + 1) * sizeof *order);
-        if (!order)
+        if (!order) {
+            free(list);
             return -1;
+        }
         for (uint32_t i = 0; i < n_leaves; i++) {
             order[i] = (struct leaf_free){p->group_free[p->groups[i]], (int32_t)p->groups[i]};
             p->group_free[p->groups[i]] = 0;
@@ -355,12 +691,13 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
         uint32_t *end = calloc(n_leaves + 1, sizeof *end);
         if (!end) {
             free(order);
+            free(list);
             return -1;
         }
         for (uint32_t i = 0; i < n_leaves; i++)
             p->group_free[order[i].leaf] = (int64_t)i + 1;
-        for (uint32_t k = 0; k < n_cand(p, view); k++) {
-            uint32_t node = cand(p, view, k);
+        for (uint32_t k = 0; k < n_look; k++) {
+            uint32_t node = list ? list[k] : cand(p, view, k);
             int32_t leaf = view->nodes[node].leaf;
             if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
                 placement_free(p, view, node) > 0)
@@ -368,8 +705,8 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
         }
         for (uint32_t i = 1; i <= n_leaves; i++)
             end[i] += end[i - 1];
-        for (uint32_t k = 0; k < n_cand(p, view); k++) {
-            uint32_t node = cand(p, view, k);
+        for (uint32_t k = 0; k < n_look; k++) {
+            uint32_t node = list ? list[k] : cand(p, view, k);
             int32_t leaf = view->nodes[node].leaf;
             if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
                 placement_free(p, view, node) > 0)
@@ -385,6 +722,7 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
         }
         free(end);
         free(order);
+        free(list);
         if (rc != 0)
             return -1;
     }
@@ -405,7 +743,10 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
         /* Best fit on a single node. */
         uint32_t best = UINT32_MAX;
         int32_t best_free = INT32_MAX;
-        for (uint32_t k = 0; k < n_cand(p, view); k++) {
+        int indexed = idx_usable(p, view);
+        if (indexed)
+            best = idx_choose(p, slots, FULLEST_FIRST);
+        for (uint32_t k = 0; !indexed && k < n_cand(p, view); k++) {
             uint32_t node = cand(p, view, k);
             int32_t f = placement_free(p, view, node);
             if (f >= slots && (f < best_free || (f == best_free && node < best))) {
@@ -454,8 +795,6 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
 
 /* ---- the other strategies: blind to topology, by a sort of the candidates ---- */
 
-enum slot_order { BY_INDEX, FULLEST_FIRST, EMPTIEST_FIRST };
-
 static enum slot_order sort_mode_of(enum placement_strategy s)
 {
     return s == PLACEMENT_FIRST_FIT ? BY_INDEX : s == PLACEMENT_BEST_FIT ? FULLEST_FIRST : EMPTIEST_FIRST;
@@ -487,6 +826,42 @@ static int place_sorted(struct placement *p, const struct cluster_view *view, in
                         struct policy_decisions *out, uint32_t *count)
 {
     enum slot_order mode = sort_mode_of(p->strategy);
+    if (idx_usable(p, view)) {
+        uint32_t node = idx_choose(p, slots, mode);
+        if (node != UINT32_MAX) {
+            if (take(p, out, node, slots) != 0)
+                return -1;
+            *count = 1;
+            return 0;
+        }
+        if (mode != BY_INDEX) {
+            /* Several nodes, fullest or emptiest first, lowest index within
+             * equal free: the buckets in order, each by ascending index, is
+             * the scan's sorted order. Collect, then take (a take refiles). */
+            uint32_t n = 0;
+            int64_t got = 0;
+            for (int32_t i = 1; i < p->idx_buckets && got < slots; i++) {
+                int32_t b = mode == FULLEST_FIRST ? i : p->idx_buckets - i;
+                const uint64_t *bits = &p->idx_bits[(size_t)b * p->idx_words];
+                for (uint32_t w = 0; w < p->idx_words && got < slots; w++)
+                    for (uint64_t word = bits[w]; word && got < slots; word &= word - 1) {
+                        uint32_t nd = w * 64 + (uint32_t)__builtin_ctzll(word);
+                        p->groups[n++] = nd;
+                        got += p->idx_raw[nd];
+                    }
+            }
+            int32_t need = slots;
+            for (uint32_t k = 0; k < n && need > 0; k++) {
+                int32_t f = p->idx_raw[p->groups[k]];
+                int32_t use = f < need ? f : need;
+                if (take(p, out, p->groups[k], use) != 0)
+                    return -1;
+                need -= use;
+                (*count)++;
+            }
+            return 0;
+        }
+    }
     /* one node if one holds the job: the first by index, the fullest or
      * the emptiest, lowest index on ties */
     uint32_t best = UINT32_MAX;

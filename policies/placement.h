@@ -97,6 +97,32 @@ struct placement {
      * head's nodes from jobs that would outlast its shadow); NULL = none.
      * The caller sets and clears it. */
     const uint8_t *avoid;
+    /* Nodes by free slots, so that a single-node choice costs a few
+     * bitmap words rather than a scan of every candidate (a preemptive
+     * pass over a deep queue starts a thousand jobs): bit i of bucket f
+     * says node i has f slots free this pass. Built at a pass's first
+     * single-node choice on a view of many nodes, kept up by every take
+     * and give-back, used only when no filter (types, avoid) applies. */
+    uint64_t *idx_bits;    /* idx_buckets x idx_words */
+    uint64_t *idx_summary; /* idx_buckets x idx_swords: bit w = word w of the bucket is not zero */
+    int32_t *idx_free;     /* per node, its bucket while indexed, else -1 */
+    uint32_t *idx_nodes;   /* the nodes indexed this pass, to clear */
+    uint32_t idx_n, idx_words, idx_swords;
+    int32_t idx_buckets;   /* max_slots + 1; 0 = no index for this view */
+    int idx_off;           /* 1: always scan (tests compare the two) */
+    /* With the index, per topology level (NVLink domain, leaf, pod): each
+     * group's free slots (idx_gsum, by group id), its member nodes by index
+     * (idx_members[idx_mstart[g] .. idx_mstart[g + 1])) and the group ids in
+     * use (idx_gids), so that choosing a group and taking from it cost the
+     * groups and the group's nodes rather than every candidate; and each
+     * indexed node's free slots and place in the candidate order (ties among
+     * nodes go by it, as a scan's do). */
+    int64_t *idx_gsum[3];
+    uint32_t *idx_mstart[3], *idx_members[3], *idx_gids[3];
+    uint32_t idx_ngids[3];
+    int32_t *idx_raw;      /* per node: free slots while indexed, else -1 */
+    uint32_t *idx_pos;     /* per indexed node: its place among the candidates */
+    const struct cluster_view *idx_view; /* the pass's view while the index lives, else NULL */
     /* shared GPUs this pass touched (joined, opened, given back): their
      * share in use as the pass left it */
     struct placement_share {
