@@ -96,7 +96,7 @@ enum slot_order { BY_INDEX, FULLEST_FIRST, EMPTIEST_FIRST };
 /* ---- the index of nodes by free slots ---- */
 
 /* Views smaller than this scan faster than they index. */
-enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257 };
+enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257, INDEX_AFTER_CHOICES = 3 };
 
 static void idx_clear_bit(struct placement *p, uint32_t node)
 {
@@ -250,7 +250,12 @@ static int idx_ready(struct placement *p, const struct cluster_view *view)
  * files every up node), and the view is one the index serves. */
 static int idx_usable(struct placement *p, const struct cluster_view *view)
 {
-    return p->type_filter < 0 && !p->job_types && !p->avoid && !p->idx_off && idx_ready(p, view) == 0;
+    if (p->type_filter >= 0 || p->job_types || p->avoid || p->idx_off)
+        return 0;
+    /* building costs a scan and then some: worth it from a pass's third choice on */
+    if (p->idx_view != view && ++p->idx_asks < INDEX_AFTER_CHOICES)
+        return 0;
+    return idx_ready(p, view) == 0;
 }
 
 static uint32_t idx_first(const struct placement *p, int32_t b);
@@ -296,6 +301,7 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
 {
     if (p->idx_view)
         idx_reset(p);
+    p->idx_asks = 0;
     for (uint32_t i = 0; i < p->n_touched; i++) {
         if (p->touched[i] < p->n_nodes) {
             p->taken[p->touched[i]] = 0;
@@ -739,11 +745,11 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     if (slots <= 0)
         return 1;
 
+    int indexed = idx_usable(p, view); /* the group choices below use it too, once it lives */
     if (slots <= p->max_slots) {
         /* Best fit on a single node. */
         uint32_t best = UINT32_MAX;
         int32_t best_free = INT32_MAX;
-        int indexed = idx_usable(p, view);
         if (indexed)
             best = idx_choose(p, slots, FULLEST_FIRST);
         for (uint32_t k = 0; !indexed && k < n_cand(p, view); k++) {
