@@ -87,6 +87,19 @@ void sched_result_release(struct sched_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Whether up nodes can ever hold a shaped job: `nodes` of them with gpus /
+ * nodes each. One that cannot would head EASY's queue for ever (it is left
+ * out, as the simulator skips it as too big). */
+static int shape_fits(const struct policy_node *nodes, uint32_t nn, const struct agent_job *j)
+{
+    if (j->nodes <= 0)
+        return 1;
+    int32_t per = j->gpus / j->nodes, holding = 0;
+    for (uint32_t i = 0; i < nn && holding < j->nodes; i++)
+        holding += nodes[i].state == POLICY_NODE_UP && nodes[i].total_slots >= per;
+    return holding >= j->nodes;
+}
+
 static void fill_policy_job(struct policy_job *p, const struct agent_job *j, int64_t now_us)
 {
     int64_t attained = j->attained_us;
@@ -276,7 +289,8 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
         if (s->nodes[i].state == POLICY_NODE_UP && s->nodes[i].total_slots > largest)
             largest = s->nodes[i].total_slots;
     for (uint32_t i = 0; i < n_queued; i++) {
-        if (queued[i]->gpus > view.total_slots || (!s->multi_node && queued[i]->gpus > largest)) {
+        if (queued[i]->gpus > view.total_slots || (!s->multi_node && queued[i]->gpus > largest) ||
+            !shape_fits(s->nodes, nn, queued[i])) {
             res->left_out++;
             continue;
         }

@@ -298,8 +298,10 @@ static int easy_shadow_shaped(struct backfill_pass *pass, const struct policy_jo
             if (node < 0 || (uint32_t)node >= v->n_nodes || v->nodes[node].state != POLICY_NODE_UP ||
                 !policy_job_may_use(head, v->nodes[node].type))
                 continue;
+            if (al[a].milli > 0)
+                continue; /* a share frees its GPU only with the last one, which this walk does not follow */
             int was = pass->node_free[node] >= per;
-            pass->node_free[node] += al[a].slots; /* a share counts as the GPU it frees in the end */
+            pass->node_free[node] += al[a].slots;
             holding += !was && pass->node_free[node] >= per;
         }
         *shadow = end;

@@ -24,8 +24,10 @@
  * All decide with pooled slot counts and place with placement_place() (the
  * placement's strategy; pack by default). A shaped head (policy_job.nodes)
  * gets EASY's reservation node by node: its shadow is the first expected end
- * at which n nodes each have slots / n free, and a job that would outlast
- * the shadow backfills only off n such nodes kept for it. Conservative's
+ * at which n nodes each have slots / n free (a running job's share of a GPU
+ * is not counted free: the GPU frees only with its last share), and a job
+ * that would outlast the shadow backfills only off n such nodes kept for
+ * it, a fractional one included. Conservative's
  * profile counts pooled slots: a shaped job's reservation is an estimate
  * (placement refuses it when its shape is not free, and it waits). Optional hooks let a composed
  * policy hold jobs back (quotas), count what starts, and make room by

@@ -61,6 +61,8 @@ static void idx_free_all(struct placement *p)
         free(p->idx_mstart[l]);
         free(p->idx_members[l]);
         free(p->idx_gids[l]);
+        free(p->idx_group[l]);
+        p->idx_group[l] = NULL;
         p->idx_gsum[l] = NULL;
         p->idx_mstart[l] = p->idx_members[l] = p->idx_gids[l] = NULL;
         p->idx_ngids[l] = 0;
@@ -113,15 +115,15 @@ static void idx_clear_bit(struct placement *p, uint32_t node)
 
 static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placement_level level);
 
-/* Adds delta free slots to node's group at each topology level. */
+/* Adds delta free slots to node's group at each topology level (from the
+ * groups filed with the topology: the pass's view may be gone by the reset). */
 static void idx_add_to_groups(struct placement *p, uint32_t node, int64_t delta)
 {
-    const struct policy_node *nd = &p->idx_view->nodes[node];
     for (int l = 0; l < 3; l++) {
         if (!(p->levels & (1u << l)))
             continue;
-        int32_t g = group_of(nd, node, (enum placement_level)l);
-        if (g >= 0 && (uint32_t)g < p->n_nodes)
+        int32_t g = p->idx_group[l][node];
+        if (g >= 0)
             p->idx_gsum[l][g] += delta;
     }
 }
@@ -139,8 +141,12 @@ static void idx_update(struct placement *p, uint32_t node)
     if (raw != old_raw)
         idx_add_to_groups(p, node, (int64_t)raw - old_raw);
     int32_t f = raw;
-    if (f >= p->idx_buckets)
-        f = p->idx_buckets - 1; /* a node that grew past the largest: still holds any one-node job */
+    if (f >= p->idx_buckets) {
+        /* more free than the largest node had when the index was sized (a
+         * host's node grew): the buckets cannot order it; scan from here on */
+        p->idx_overflow = 1;
+        f = p->idx_buckets - 1;
+    }
     if (p->idx_raw[node] < 0) {
         p->idx_nodes[p->idx_n++] = node;
     } else if (p->idx_free[node] == f) {
@@ -182,11 +188,13 @@ static int idx_topology(struct placement *p, const struct cluster_view *view)
         p->idx_mstart[l] = calloc((size_t)n + 2, sizeof *p->idx_mstart[l]);
         p->idx_members[l] = malloc(n * sizeof *p->idx_members[l]);
         p->idx_gids[l] = malloc(n * sizeof *p->idx_gids[l]);
-        if (!p->idx_gsum[l] || !p->idx_mstart[l] || !p->idx_members[l] || !p->idx_gids[l])
+        p->idx_group[l] = malloc(n * sizeof *p->idx_group[l]);
+        if (!p->idx_gsum[l] || !p->idx_mstart[l] || !p->idx_members[l] || !p->idx_gids[l] || !p->idx_group[l])
             return -1;
         uint32_t *start = p->idx_mstart[l];
         for (uint32_t i = 0; i < n; i++) {
             int32_t g = group_of(&view->nodes[i], i, (enum placement_level)l);
+            p->idx_group[l][i] = g >= 0 && (uint32_t)g < n ? g : -1;
             if (g >= 0 && (uint32_t)g < n)
                 start[g + 2]++;
         }
@@ -227,7 +235,7 @@ static int idx_ready(struct placement *p, const struct cluster_view *view)
         p->idx_free = malloc(p->n_nodes * sizeof *p->idx_free);
         p->idx_raw = malloc(p->n_nodes * sizeof *p->idx_raw);
         p->idx_nodes = malloc(p->n_nodes * sizeof *p->idx_nodes);
-        p->idx_pos = malloc(p->n_nodes * sizeof *p->idx_pos);
+        p->idx_pos = calloc(p->n_nodes, sizeof *p->idx_pos);
         p->idx_n = 0;
         if (!p->idx_bits || !p->idx_summary || !p->idx_free || !p->idx_raw || !p->idx_nodes || !p->idx_pos ||
             idx_topology(p, view) != 0) {
@@ -246,16 +254,25 @@ static int idx_ready(struct placement *p, const struct cluster_view *view)
     return 0;
 }
 
-/* Whether this choice may use the index: no filter applies (the index
- * files every up node), and the view is one the index serves. */
+/* Whether the index serves this choice as it stands (built for this pass,
+ * no filter, no node past its buckets): for the group choices, which never
+ * build it. */
+static int idx_live(const struct placement *p, const struct cluster_view *view)
+{
+    return p->idx_view == view && !p->idx_overflow && p->type_filter < 0 && !p->job_types && !p->avoid;
+}
+
+/* Whether this choice may use the index, building it when it is worth it:
+ * no filter applies (the index files every up node), and the view is one
+ * the index serves. */
 static int idx_usable(struct placement *p, const struct cluster_view *view)
 {
-    if (p->type_filter >= 0 || p->job_types || p->avoid || p->idx_off)
+    if (p->type_filter >= 0 || p->job_types || p->avoid || p->idx_off || p->idx_overflow)
         return 0;
     /* building costs a scan and then some: worth it from a pass's third choice on */
     if (p->idx_view != view && ++p->idx_asks < INDEX_AFTER_CHOICES)
         return 0;
-    return idx_ready(p, view) == 0;
+    return idx_ready(p, view) == 0 && !p->idx_overflow;
 }
 
 static uint32_t idx_first(const struct placement *p, int32_t b);
@@ -302,6 +319,7 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
     if (p->idx_view)
         idx_reset(p);
     p->idx_asks = 0;
+    p->idx_overflow = 0;
     for (uint32_t i = 0; i < p->n_touched; i++) {
         if (p->touched[i] < p->n_nodes) {
             p->taken[p->touched[i]] = 0;
@@ -440,7 +458,8 @@ int placement_give_back(struct placement *p, const struct cluster_view *view, ui
         if (p->idx_view)
             p->idx_pos[node] = view->n_nodes_with_free + p->n_extra - 1;
     }
-    if (p->idx_view)
+    /* only nodes the scan sees: filed already (candidates), or extra now */
+    if (p->idx_view && (p->idx_raw[node] >= 0 || p->is_extra[node]))
         idx_update(p, node);
     return 0;
 }
@@ -465,7 +484,7 @@ static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placem
 static int32_t best_group(struct placement *p, const struct cluster_view *view, enum placement_level level,
                           int32_t slots)
 {
-    if (p->idx_view == view && p->type_filter < 0 && !p->job_types && !p->avoid && level < PLACEMENT_ANY) {
+    if (idx_live(p, view) && level < PLACEMENT_ANY) {
         /* the index keeps each group's sum: look at the groups, not the nodes */
         int32_t best = -1;
         int64_t best_free = INT64_MAX;
@@ -558,7 +577,7 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
                      int32_t group, int32_t *need, struct policy_decisions *out, uint32_t *count)
 {
     uint32_t n = 0;
-    if (p->idx_view == view && p->type_filter < 0 && !p->job_types && !p->avoid && level < PLACEMENT_ANY &&
+    if (idx_live(p, view) && level < PLACEMENT_ANY &&
         group >= 0 && (uint32_t)group < p->n_nodes) {
         /* the group's members with free slots, in candidate order (a scan's
          * order, which breaks its ties): few nodes, an insertion sort */
@@ -611,7 +630,7 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
                   int32_t slots, struct policy_decisions *out, uint32_t *count)
 {
     int32_t need = slots;
-    int indexed = p->idx_view == view && p->type_filter < 0 && !p->job_types && !p->avoid;
+    int indexed = idx_live(p, view);
     if (level == PLACEMENT_ANY && indexed && (p->levels & (1u << PLACEMENT_LEAF))) {
         /* The index keeps every leaf's sum: order the leaves from it, then
          * take each leaf's members (in candidate order) only while the job
@@ -1115,9 +1134,8 @@ static int32_t share_used(const struct placement *p, const struct policy_shared_
 static int share_node_ok(const struct placement *p, const struct cluster_view *view, const struct policy_job *job,
                          int32_t node)
 {
-    (void)p;
     return node >= 0 && (uint32_t)node < view->n_nodes && view->nodes[node].state == POLICY_NODE_UP &&
-           policy_job_may_use(job, view->nodes[node].type);
+           policy_job_may_use(job, view->nodes[node].type) && !(p->avoid && p->avoid[node]);
 }
 
 /* The lowest GPU index that node does not share as this pass left it (a

@@ -44,6 +44,10 @@
  * NVLink domain, leaf or pod that has n such nodes; gavel on the fastest
  * node type that has them). A one-node job never spans nodes.
  *
+ * The index (below) caches the topology, as `levels` does: it is rebuilt
+ * when the node count changes, and assumes a host keeps each node's NVLink
+ * domain, leaf and pod for the life of an instance.
+ *
  * Preemption frees slots within a pass: placement_give_back() returns a
  * running job's slots (up nodes only), including on nodes the view lists as
  * full, so the STARTs after a PREEMPT in the same pass can use them.
@@ -121,6 +125,8 @@ struct placement {
     int64_t *idx_gsum[3];
     uint32_t *idx_mstart[3], *idx_members[3], *idx_gids[3];
     uint32_t idx_ngids[3];
+    int32_t *idx_group[3]; /* per node, its group at each level (-1: none), so a reset needs no view */
+    int idx_overflow;      /* a node has more free than the buckets hold: scan for the rest of the pass */
     int32_t *idx_raw;      /* per node: free slots while indexed, else -1 */
     uint32_t *idx_pos;     /* per indexed node: its place among the candidates */
     const struct cluster_view *idx_view; /* the pass's view while the index lives, else NULL */

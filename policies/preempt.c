@@ -110,6 +110,34 @@ int preempt_begin(struct preempt *pr, const struct cluster_view *view, const dou
     return 0;
 }
 
+/* Whether a shaped job (n nodes x slots / n) would have its nodes once the
+ * chosen victims' slots are free: pooled room is not enough for it. */
+static int shape_after(const struct preempt *pr, const struct backfill_pass *pass, const struct policy_job *job,
+                       uint32_t n_chosen)
+{
+    const struct cluster_view *v = pass->view;
+    int32_t per = job->slots / job->nodes, holding = 0;
+    int32_t *freed = calloc(v->n_nodes + 1, sizeof *freed);
+    if (!freed)
+        return 0;
+    for (uint32_t c = 0; c < n_chosen; c++) {
+        const struct policy_running *run = &v->running[pr->victims[pr->chosen[c]].running];
+        for (uint32_t a = 0; a < run->alloc_count; a++) {
+            const struct policy_alloc *al = &v->allocs[run->alloc_first + a];
+            if (al->node >= 0 && (uint32_t)al->node < v->n_nodes && al->milli == 0)
+                freed[al->node] += al->slots; /* a share frees its GPU only with the last one: not counted */
+        }
+    }
+    pass->placement->job_types = job->type_mask;
+    for (uint32_t i = 0; i < v->n_nodes && holding < job->nodes; i++)
+        if (v->nodes[i].state == POLICY_NODE_UP && policy_job_may_use(job, v->nodes[i].type) &&
+            placement_free(pass->placement, v, i) + freed[i] >= per)
+            holding++;
+    pass->placement->job_types = 0;
+    free(freed);
+    return holding >= job->nodes;
+}
+
 int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t qi, double job_tier,
                       int64_t *free_now, int (*may_take)(void *ctx, const struct policy_job *job),
                       void (*account)(void *ctx, const struct policy_job *job, int sign), void *ctx)
@@ -147,10 +175,13 @@ int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t q
         if (account)
             account(ctx, vj, -1);
     }
-    if (room < job->slots || out->cap - out->n < n_chosen + 1) {
+    int misshaped = room >= job->slots && job->nodes > 0 && job->milli == 0 && !shape_after(pr, pass, job, n_chosen);
+    if (room < job->slots || misshaped || out->cap - out->n < n_chosen + 1) {
         for (uint32_t c = 0; account && c < n_chosen; c++)
             account(ctx, &v->running[pr->victims[pr->chosen[c]].running].job, +1);
-        if (job_tier > pr->fail_tier || job->slots < pr->fail_slots) {
+        /* too few slots is monotone (a bigger job at no higher tier fails
+         * too); a shape that does not come out is not */
+        if (!misshaped && (job_tier > pr->fail_tier || job->slots < pr->fail_slots)) {
             pr->fail_tier = job_tier;
             pr->fail_slots = job->slots;
         }

@@ -68,6 +68,31 @@ static void teardown(struct fixture *f)
         job_free(f->q[i]);
 }
 
+/* A Slurm job of 2 nodes x 6 GPUs where node b has only 5 usable GPUs
+ * (3 drained): 13 GPUs are usable, enough pooled, but not in its shape. It
+ * is left out, as the simulator skips it as too big; else it would head
+ * EASY's queue for ever, and no job that outlasts its shadow could
+ * backfill. With b's GPUs back it is queued. */
+static void test_left_out_shape(void)
+{
+    struct fixture f;
+    setup(&f, "fcfs+easy");
+    f.s.multi_node = 1;
+    struct err e;
+    err_clear(&e);
+    f.q[0]->gpus = 12;
+    f.q[0]->nodes = 2;
+    for (int g = 8; g < 11; g++)
+        f.inv.gpus[g].drained = 1;
+    CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, f.q, 3, &f.running, 1, &f.res, &e), 0);
+    CHECK_INT(f.res.left_out, 1);
+    for (int g = 8; g < 11; g++)
+        f.inv.gpus[g].drained = 0;
+    CHECK_INT(scheduler_pass(&f.s, 10000000, &f.inv, f.q, 3, &f.running, 1, &f.res, &e), 0);
+    CHECK_INT(f.res.left_out, 0);
+    teardown(&f);
+}
+
 static void test_easy_backfill_live(void)
 {
     struct fixture f;
@@ -300,6 +325,7 @@ void suite_agent_scheduler(void)
 {
     test_run("scheduler: EASY backfilling on the live view", test_easy_backfill_live);
     test_run("scheduler: drained nodes and GPUs, jobs left out", test_left_out_and_drained);
+    test_run("scheduler: a shape no up nodes can hold is left out", test_left_out_shape);
     test_run("scheduler: a start spread over two nodes is not carried out", test_spanning_start_not_carried_out);
     test_run("scheduler: a broken decision refuses the pass", test_contract_violation_refuses_pass);
     test_run("scheduler: simulator and agent word a broken pass alike", test_same_checker_in_both_hosts);

@@ -1,7 +1,12 @@
 /* The placement's index of nodes by free slots must choose exactly what a
  * scan of the candidates chooses: every strategy, on random views of many
- * nodes (in an unspecified candidate order), through a pass of starts and
- * give-backs, with the index on and off. */
+ * nodes (in an unspecified candidate order), through passes of starts and
+ * give-backs, with the index on and off. One placement per strategy lives
+ * across all the views, as in a host: the node count changes now and then,
+ * nodes sometimes have more free slots than the largest node had when the
+ * index was sized, and the jobs mix in node shapes, GPU-model constraints
+ * and nodes kept out of reach (EASY's avoid mask), which place by scanning
+ * while the index must follow what they take. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,46 +16,43 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
 
-enum { N_NODES = 300, MAX_ALLOCS = 4096 };
+enum { MAX_NODES = 300, MAX_ALLOCS = 8192, PLACEMENTS = 400 };
 
 struct pass_log {
     struct policy_alloc allocs[MAX_ALLOCS];
     uint32_t n;
-    int rcs[400];
+    int rcs[PLACEMENTS];
 };
 
-/* One pass: 400 placements of 1 to 600 slots, and every fifth a give-back on a
- * random up node of what running jobs could hold there (its slots not free
- * as the pass left them: a preempted victim's). Same draws whatever the
- * index does, as long as both choose alike. */
-static void run_pass(const struct cluster_view *v, enum placement_strategy s, int index_off, uint64_t seed,
-                     struct pass_log *log)
+/* One pass: 400 placements of 1 to 600 slots, and every fifth a give-back
+ * on a random up node of what running jobs could hold there (its slots not
+ * free as the pass left them: a preempted victim's). Same draws whatever
+ * the index does, as long as both choose alike. */
+static void run_pass(struct placement *p, const struct cluster_view *v, uint64_t seed, struct pass_log *log)
 {
-    struct placement p;
-    placement_init(&p);
-    p.strategy = s;
-    p.idx_off = index_off;
     struct policy_decision items[1];
     struct policy_decisions out = {items, 0, 1, log->allocs, 0, MAX_ALLOCS};
     struct pcg32 r;
     pcg32_seed(&r, seed, 11);
     memset(log->rcs, 0, sizeof log->rcs);
-    int32_t held[N_NODES]; /* slots that are not free as this pass left them */
-    for (uint32_t i = 0; i < N_NODES; i++)
+    int32_t held[MAX_NODES]; /* slots that are not free as this pass left them */
+    uint8_t avoid[MAX_NODES];
+    for (uint32_t i = 0; i < v->n_nodes; i++) {
         held[i] = v->nodes[i].total_slots - v->nodes[i].free_slots;
-    if (placement_begin(&p, v) != 0) {
+        avoid[i] = pcg32_bounded(&r, 4) == 0;
+    }
+    if (placement_begin(p, v) != 0) {
         log->rcs[0] = -9;
-        placement_release(&p);
         return;
     }
-    for (int k = 0; k < 400; k++) {
+    for (int k = 0; k < PLACEMENTS; k++) {
         if (k % 5 == 4) {
-            uint32_t node = pcg32_bounded(&r, N_NODES);
+            uint32_t node = pcg32_bounded(&r, v->n_nodes);
             int32_t back = (int32_t)pcg32_bounded(&r, 9);
             if (back > held[node])
                 back = held[node];
             if (back > 0 && v->nodes[node].state == POLICY_NODE_UP) {
-                (void)placement_give_back(&p, v, node, back);
+                (void)placement_give_back(p, v, node, back);
                 held[node] -= back;
             }
             continue;
@@ -61,37 +63,58 @@ static void run_pass(const struct cluster_view *v, enum placement_strategy s, in
                         : kind < 5 ? 1 + (int32_t)pcg32_bounded(&r, 40)
                                    : 1 + (int32_t)pcg32_bounded(&r, 8);
         struct policy_job job = {.id = k, .slots = slots, .user = -1, .team = -1, .reserved_us = -1};
+        uint32_t extra = pcg32_bounded(&r, 12);
+        if (extra == 0)
+            job.nodes = slots <= 8 ? 1 : 0; /* shaped: placed by a scan */
+        else if (extra == 1)
+            job.type_mask = 1u; /* type 0 only: a scan */
+        p->avoid = extra == 2 ? avoid : NULL;
         uint32_t first, count;
-        log->rcs[k] = placement_place(&p, v, &job, &out, &first, &count);
+        log->rcs[k] = placement_place(p, v, &job, &out, &first, &count);
+        p->avoid = NULL;
         if (log->rcs[k] < 0)
             break;
         for (uint32_t a = 0; log->rcs[k] == 0 && a < count; a++)
             held[log->allocs[first + a].node] += log->allocs[first + a].slots;
     }
     log->n = out.n_allocs;
-    placement_release(&p);
 }
 
 static void test_index_matches_scan(void)
 {
-    static struct policy_node nodes[N_NODES];
-    static uint32_t with_free[N_NODES];
+    static struct policy_node nodes[MAX_NODES];
+    static uint32_t with_free[MAX_NODES];
     static struct pass_log a, b;
     struct pcg32 r;
     pcg32_seed(&r, 2026, 3);
     static const enum placement_strategy strategies[] = {PLACEMENT_PACK, PLACEMENT_FIRST_FIT, PLACEMENT_BEST_FIT,
-                                                         PLACEMENT_SPREAD};
-    int mismatches = 0;
-    for (int view = 0; view < 40; view++) {
-        struct cluster_view v = {.nodes = nodes, .n_nodes = N_NODES, .nodes_with_free = with_free};
-        for (uint32_t i = 0; i < N_NODES; i++) {
+                                                         PLACEMENT_SPREAD, PLACEMENT_GAVEL};
+    enum { N_STRATEGIES = sizeof strategies / sizeof *strategies };
+    struct placement on[N_STRATEGIES], off[N_STRATEGIES];
+    for (int s = 0; s < N_STRATEGIES; s++) {
+        placement_init(&on[s]);
+        placement_init(&off[s]);
+        on[s].strategy = off[s].strategy = strategies[s];
+        off[s].idx_off = 1;
+    }
+    double speed[2 * POLICY_JOB_CLASSES] = {1, 1, 1, 2, 2, 2};
+    int mismatches = 0, indexed = 0;
+    for (int view = 0; view < 60; view++) {
+        /* the node count changes now and then; the topology follows it */
+        uint32_t n = view % 7 == 6 ? 200 : MAX_NODES;
+        /* some views have fat nodes: more free than the index was sized for */
+        int fat = view % 5 == 2;
+        struct cluster_view v = {.nodes = nodes, .n_nodes = n, .nodes_with_free = with_free, .type_speed = speed,
+                                 .n_types = 2};
+        for (uint32_t i = 0; i < n; i++) {
             uint32_t st = pcg32_bounded(&r, 10);
-            int32_t free_slots = (int32_t)pcg32_bounded(&r, 9);
-            nodes[i] = (struct policy_node){0, st == 0 ? POLICY_NODE_DOWN : st == 1 ? POLICY_NODE_DRAINING : POLICY_NODE_UP,
-                                            8, free_slots, view % 2 ? (int32_t)(i / 9 * 9) : -1,
-                                            view % 3 ? (int32_t)(i / 32) : -1, view % 3 && view % 5 ? (int32_t)(i / 128) : -1,
-                                            0, 0, 0};
-            v.total_slots += nodes[i].state == POLICY_NODE_UP ? 8 : 0;
+            int32_t total = fat && pcg32_bounded(&r, 10) == 0 ? 16 : 8;
+            int32_t free_slots = (int32_t)pcg32_bounded(&r, (uint32_t)total + 1);
+            nodes[i] = (struct policy_node){(int32_t)(i % 3 == 0),
+                                            st == 0 ? POLICY_NODE_DOWN : st == 1 ? POLICY_NODE_DRAINING : POLICY_NODE_UP,
+                                            total, free_slots, (int32_t)(i / 9 * 9), (int32_t)(i / 32),
+                                            (int32_t)(i / 128), 0, 0, 0};
+            v.total_slots += nodes[i].state == POLICY_NODE_UP ? total : 0;
             if (nodes[i].state == POLICY_NODE_UP && free_slots > 0) {
                 with_free[v.n_nodes_with_free++] = i;
                 v.free_slots += free_slots;
@@ -104,9 +127,10 @@ static void test_index_matches_scan(void)
             with_free[i - 1] = with_free[j];
             with_free[j] = t;
         }
-        for (size_t s = 0; s < sizeof strategies / sizeof *strategies; s++) {
-            run_pass(&v, strategies[s], 0, (uint64_t)view * 7 + s, &a);
-            run_pass(&v, strategies[s], 1, (uint64_t)view * 7 + s, &b);
+        for (int s = 0; s < N_STRATEGIES; s++) {
+            run_pass(&on[s], &v, (uint64_t)view * 7 + (uint64_t)s, &a);
+            indexed += on[s].idx_view == &v && !on[s].idx_overflow;
+            run_pass(&off[s], &v, (uint64_t)view * 7 + (uint64_t)s, &b);
             int same = a.n == b.n && memcmp(a.rcs, b.rcs, sizeof a.rcs) == 0 &&
                        memcmp(a.allocs, b.allocs, a.n * sizeof *a.allocs) == 0;
             if (!same && mismatches++ < 3)
@@ -115,6 +139,11 @@ static void test_index_matches_scan(void)
             CHECK(same);
             CHECK(a.n > 100); /* the pass placed plenty */
         }
+    }
+    CHECK(indexed > 150); /* most passes ran on the index to the end */
+    for (int s = 0; s < N_STRATEGIES; s++) {
+        placement_release(&on[s]);
+        placement_release(&off[s]);
     }
 }
 

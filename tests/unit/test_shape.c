@@ -278,10 +278,98 @@ static void test_shape_replay(void)
     workload_release(&w);
 }
 
+
+/* A fractional job placed while EASY keeps node 0 for a shaped head must
+ * not join node 0's shared GPU either: it opens a GPU on node 1. */
+static void test_shape_share_avoids_kept_nodes(void)
+{
+    struct policy_node nodes[2] = {{0, POLICY_NODE_UP, 8, 7, -1, -1, -1, 0, 0, 1},
+                                   {0, POLICY_NODE_UP, 8, 8, -1, -1, -1, 0, 1, 0}};
+    struct policy_shared_gpu shared[1] = {{0, 0, 500, 0}};
+    uint32_t with_free[2] = {0, 1};
+    struct cluster_view v = {.nodes = nodes, .n_nodes = 2, .nodes_with_free = with_free, .n_nodes_with_free = 2,
+                             .total_slots = 16, .free_slots = 15, .shared = shared, .n_shared = 1};
+    struct policy_job job = {.id = 1, .slots = 1, .user = -1, .team = -1, .reserved_us = -1, .milli = 300};
+    struct policy_decision items[1];
+    struct policy_alloc allocs[4];
+    struct policy_decisions out = {items, 0, 1, allocs, 0, 4};
+    uint8_t kept[2] = {1, 0};
+    for (int avoid = 0; avoid <= 1; avoid++) {
+        struct placement p;
+        placement_init(&p);
+        uint32_t first, count;
+        out.n_allocs = 0;
+        CHECK_INT(placement_begin(&p, &v), 0);
+        p.avoid = avoid ? kept : NULL;
+        CHECK_INT(placement_place(&p, &v, &job, &out, &first, &count), 0);
+        CHECK_INT(allocs[first].node, avoid ? 1 : 0); /* without the mask it joins node 0's GPU */
+        placement_release(&p);
+    }
+}
+
+/* srtf and a short job that needs 8 GPUs on one node, on 2 nodes of 8 that
+ * each run a preemptible 4-GPU job and a 4-GPU job preempted too often to
+ * be preempted again. Preempting the two preemptible ones frees 8 GPUs, but
+ * 4 + 4: a shaped job could not start, so nothing is preempted for it; a
+ * pooled one takes the 8 over two nodes. */
+static void shaped_preemption(int32_t head_nodes, uint32_t *preempts, uint32_t *starts)
+{
+    struct policy_node nodes[2] = {{0, POLICY_NODE_UP, 8, 0, -1, -1, -1, 0, 0, 0},
+                                   {0, POLICY_NODE_UP, 8, 0, -1, -1, -1, 0, 0, 0}};
+    uint32_t with_free[1] = {0};
+    struct policy_running running[4];
+    struct policy_alloc held[4];
+    uint32_t by_end[4] = {0, 1, 2, 3};
+    for (int k = 0; k < 4; k++) {
+        running[k] = (struct policy_running){.job = {.id = 10 + k, .submit_us = 0, .estimate_us = S(100000), .slots = 4,
+                                                     .user = -1, .team = -1, .reserved_us = -1,
+                                                     .preemptions = k < 2 ? 0 : 99},
+                                             .start_us = S(1), .expected_end_us = S(100001), .alloc_first = (uint32_t)k,
+                                             .alloc_count = 1};
+        held[k] = (struct policy_alloc){k % 2, 4, 0, 0};
+    }
+    struct policy_job queued[1] = {{.id = 1, .submit_us = S(5), .estimate_us = S(100), .slots = 8, .user = -1,
+                                    .team = -1, .reserved_us = -1, .nodes = head_nodes}};
+    struct cluster_view v = {.now_us = S(10), .nodes = nodes, .n_nodes = 2, .nodes_with_free = with_free,
+                             .n_nodes_with_free = 0, .total_slots = 16, .free_slots = 0, .queued = queued,
+                             .n_queued = 1, .running = running, .running_by_end = by_end, .n_running = 4,
+                             .allocs = held};
+    const struct policy_ops *ops;
+    void *state;
+    char msg[256];
+    *preempts = *starts = 99;
+    if (policy_registry_create("srtf", &ops, &state, msg, sizeof msg) != 0)
+        return;
+    struct policy_decision items[8];
+    struct policy_alloc allocs[24];
+    struct policy_decisions out = {items, 0, 8, allocs, 0, 24};
+    if (ops->decide(state, &v, &out) == 0) {
+        *preempts = *starts = 0;
+        for (uint32_t k = 0; k < out.n; k++) {
+            *preempts += items[k].kind == POLICY_PREEMPT;
+            *starts += items[k].kind == POLICY_START;
+        }
+    }
+    ops->destroy(state);
+}
+
+static void test_shape_preempts_only_for_its_shape(void)
+{
+    uint32_t preempts, starts;
+    shaped_preemption(1, &preempts, &starts);
+    CHECK_INT(preempts, 0);
+    CHECK_INT(starts, 0);
+    shaped_preemption(0, &preempts, &starts);
+    CHECK_INT(preempts, 2);
+    CHECK_INT(starts, 1);
+}
+
 void suite_shape(void)
 {
     test_run("shape placement, every strategy", test_shape_placement);
     test_run("shape easy keeps the head's nodes", test_shape_easy_keeps_nodes);
     test_run("shape checker rule", test_shape_checker_rule);
     test_run("shape replay, every kind of policy", test_shape_replay);
+    test_run("shape: a share keeps off the head's kept nodes", test_shape_share_avoids_kept_nodes);
+    test_run("shape: preemption only for a job's shape", test_shape_preempts_only_for_its_shape);
 }
