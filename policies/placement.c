@@ -479,19 +479,21 @@ static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placem
     return 0;
 }
 
-/* The group at `level` with the fewest free slots that still holds `slots`
- * (lowest id on ties), or -1. */
-static int32_t best_group(struct placement *p, const struct cluster_view *view, enum placement_level level,
-                          int32_t slots)
+/* The group at `level` that is tightest for a job, lowest id on ties, or
+ * -1. Pooled (per = 0): the group with the fewest free slots that still has
+ * `need`. Shaped (per > 0): the group with the fewest nodes of per free
+ * slots or more that still has `need` of them. */
+static int32_t tightest_group(struct placement *p, const struct cluster_view *view, enum placement_level level,
+                              int32_t per, int64_t need)
 {
-    if (idx_live(p, view) && level < PLACEMENT_ANY) {
+    if (per == 0 && idx_live(p, view) && level < PLACEMENT_ANY) {
         /* the index keeps each group's sum: look at the groups, not the nodes */
         int32_t best = -1;
         int64_t best_free = INT64_MAX;
         for (uint32_t i = 0; i < p->idx_ngids[level]; i++) {
             uint32_t g = p->idx_gids[level][i];
             int64_t f = p->idx_gsum[level][g];
-            if (f >= slots && f < best_free) { /* ids ascend: the first of equal sums is the lowest */
+            if (f >= need && f < best_free) { /* ids ascend: the first of equal sums is the lowest */
                 best = (int32_t)g;
                 best_free = f;
             }
@@ -503,18 +505,18 @@ static int32_t best_group(struct placement *p, const struct cluster_view *view, 
         uint32_t node = cand(p, view, k);
         int32_t g = group_of(&view->nodes[node], node, level);
         int32_t f = placement_free(p, view, node);
-        if (g < 0 || (uint32_t)g >= p->n_nodes || f <= 0)
+        if (g < 0 || (uint32_t)g >= p->n_nodes || f <= 0 || f < per)
             continue;
         if (p->group_free[g] == 0)
             p->groups[n_groups++] = (uint32_t)g;
-        p->group_free[g] += f;
+        p->group_free[g] += per > 0 ? 1 : f;
     }
     int32_t best = -1;
     int64_t best_free = INT64_MAX;
     for (uint32_t i = 0; i < n_groups; i++) {
         uint32_t g = p->groups[i];
         int64_t f = p->group_free[g];
-        if (f >= slots && (f < best_free || (f == best_free && (int32_t)g < best))) {
+        if (f >= need && (f < best_free || (f == best_free && (int32_t)g < best))) {
             best = (int32_t)g;
             best_free = f;
         }
@@ -811,7 +813,7 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
         if (!(p->levels & (1u << levels[l])))
             continue;
-        int32_t g = best_group(p, view, levels[l], slots);
+        int32_t g = tightest_group(p, view, levels[l], 0, slots);
         if (g >= 0)
             return spread(p, view, levels[l], g, slots, out, count);
     }
@@ -989,36 +991,6 @@ static int place_whole(struct placement *p, const struct cluster_view *view, con
 
 /* ---- shaped jobs: n nodes x slots / n (policy.h ABI 3) ---- */
 
-/* The group at `level` with the fewest nodes that hold `per` slots, among
- * those with at least n such nodes (lowest id on ties), or -1: the tightest
- * NVLink domain, leaf or pod for a shaped job. */
-static int32_t shaped_group(struct placement *p, const struct cluster_view *view, enum placement_level level,
-                            int32_t per, int32_t n)
-{
-    uint32_t n_groups = 0;
-    for (uint32_t k = 0; k < n_cand(p, view); k++) {
-        uint32_t node = cand(p, view, k);
-        int32_t g = group_of(&view->nodes[node], node, level);
-        if (g < 0 || (uint32_t)g >= p->n_nodes || placement_free(p, view, node) < per)
-            continue;
-        if (p->group_free[g] == 0)
-            p->groups[n_groups++] = (uint32_t)g;
-        p->group_free[g]++;
-    }
-    int32_t best = -1;
-    int64_t best_count = INT64_MAX;
-    for (uint32_t i = 0; i < n_groups; i++) {
-        uint32_t g = p->groups[i];
-        int64_t c = p->group_free[g];
-        if (c >= n && (c < best_count || (c == best_count && (int32_t)g < best))) {
-            best = (int32_t)g;
-            best_count = c;
-        }
-        p->group_free[g] = 0;
-    }
-    return best;
-}
-
 /* n distinct nodes with `per` free slots each, chosen as the strategy
  * orders nodes: first-fit by index, spread the emptiest, the others the
  * fullest (pack and gavel within the tightest NVLink domain, leaf or pod
@@ -1058,7 +1030,7 @@ static int place_shaped(struct placement *p, const struct cluster_view *view, co
     if (n > 1 && (strategy == PLACEMENT_PACK || strategy == PLACEMENT_GAVEL)) {
         static const enum placement_level levels[] = {PLACEMENT_DOMAIN, PLACEMENT_LEAF, PLACEMENT_POD};
         for (size_t l = 0; l < sizeof levels / sizeof *levels && group < 0; l++)
-            if (p->levels & (1u << levels[l]) && (group = shaped_group(p, view, levels[l], per, n)) >= 0)
+            if (p->levels & (1u << levels[l]) && (group = tightest_group(p, view, levels[l], per, n)) >= 0)
                 level = levels[l];
     }
     uint32_t m = 0;

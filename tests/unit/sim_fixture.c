@@ -2,9 +2,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "policies/registry.h"
 #include "sim/pcg32.h"
+#include "traces/jsonl.h"
 
 void fixture_workload(struct workload *w, const struct fixture_job *jobs, size_t n)
 {
@@ -84,5 +86,19 @@ int fixture_run_ops(const struct workload *w, const struct cluster *c, const str
     policy_host_adopt(&ph, ops, state, ops->name);
     int rc = simulation_run(w, c, &ph, opt, res, err);
     policy_host_close(&ph);
+    return rc;
+}
+
+int fixture_read_jsonl(struct workload *w, const char *text)
+{
+    struct diag_list d;
+    struct err e;
+    diag_list_init(&d, 100);
+    err_clear(&e);
+    workload_init(w);
+    int rc = jsonl_read_buffer("t.jsonl", text, strlen(text), w, &d, &e);
+    if (rc != 0)
+        printf("fixture_read_jsonl: %s\n", e.msg);
+    diag_list_release(&d);
     return rc;
 }

@@ -19,6 +19,10 @@ void fixture_random_workload(struct workload *w, size_t n, int max_slots, uint64
 int fixture_replay(const struct workload *w, int nodes, int slots, const char *spec, double *starts,
                    struct sim_options *opt);
 
+/* Reads a native trace (JSONL) from text into w (initialized here);
+ * prints the error and returns non-zero when it does not read. */
+int fixture_read_jsonl(struct workload *w, const char *text);
+
 /* simulation_run for a policy created by hand (ops and state): the host
  * adopts it for the run and leaves it to the caller. */
 int fixture_run_ops(const struct workload *w, const struct cluster *c, const struct policy_ops *ops, void *state,

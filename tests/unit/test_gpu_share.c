@@ -18,20 +18,6 @@
 
 #define S(x) ((sim_time)(x) * 1000000)
 
-static int read_jobs(struct workload *w, const char *text)
-{
-    struct diag_list d;
-    struct err e;
-    diag_list_init(&d, 100);
-    err_clear(&e);
-    workload_init(w);
-    int rc = jsonl_read_buffer("t.jsonl", text, strlen(text), w, &d, &e);
-    if (rc != 0)
-        printf("read_jobs: %s\n", e.msg);
-    diag_list_release(&d);
-    return rc;
-}
-
 static int read_nodes(struct cluster *c, const char *text)
 {
     struct machine_list m;
@@ -123,7 +109,7 @@ static void test_constraint_waits_for_its_model(void)
     struct cluster c;
     struct workload w;
     CHECK_INT(read_nodes(&c, nodes_v100_t4), 0);
-    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":2,\"gpu_model\":\"V100M16\"}\n"
+    CHECK_INT(fixture_read_jsonl(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":2,\"gpu_model\":\"V100M16\"}\n"
                             "{\"id\":2,\"submit_s\":1,\"runtime_s\":50,\"gpus\":1,\"gpu_model\":\"v100m16|A100\"}\n"
                             "{\"id\":3,\"submit_s\":2,\"runtime_s\":10,\"gpus\":2}\n"
                             "{\"id\":4,\"submit_s\":3,\"runtime_s\":10,\"gpus\":1,\"gpu_model\":\"H100\"}\n"),
@@ -151,7 +137,7 @@ static void test_fractions_share_a_gpu(void)
     struct cluster c;
     struct workload w;
     CHECK_INT(cluster_init_homogeneous(&c, 1, 1, &(struct err){0}), 0);
-    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":500}\n"
+    CHECK_INT(fixture_read_jsonl(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":500}\n"
                             "{\"id\":2,\"submit_s\":0,\"runtime_s\":60,\"gpus\":1,\"gpu_milli\":500}\n"
                             "{\"id\":3,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1}\n"
                             "{\"id\":4,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":1000}\n"),
@@ -177,7 +163,7 @@ static void test_share_never_exceeds_a_gpu(void)
     struct cluster c;
     struct workload w;
     CHECK_INT(cluster_init_homogeneous(&c, 1, 2, &(struct err){0}), 0);
-    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
+    CHECK_INT(fixture_read_jsonl(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
                             "{\"id\":2,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
                             "{\"id\":3,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
                             "{\"id\":4,\"submit_s\":0,\"runtime_s\":100,\"gpus\":1,\"gpu_milli\":400}\n"
@@ -217,7 +203,7 @@ static void test_random_shared_workload(void)
         len += (size_t)snprintf(text + len, 300 * 160 - len, "}\n");
     }
     struct workload w;
-    CHECK_INT(read_jobs(&w, text), 0);
+    CHECK_INT(fixture_read_jsonl(&w, text), 0);
     free(text);
     for (size_t k = 0; k < N_ALL_SPECS; k++) {
         struct sim_result a, b;
@@ -359,7 +345,7 @@ static void test_checker_rules(void)
 static void test_jsonl_round_trip(void)
 {
     struct workload w, back;
-    CHECK_INT(read_jobs(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":250,"
+    CHECK_INT(fixture_read_jsonl(&w, "{\"id\":1,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":250,"
                             "\"gpu_model\":\"V100M16|V100M32\"}\n"
                             "{\"id\":2,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":1000}\n"
                             "{\"id\":3,\"submit_s\":2,\"runtime_s\":10,\"gpus\":4,\"gpu_model\":\"T4\"}\n"),
@@ -374,7 +360,7 @@ static void test_jsonl_round_trip(void)
     CHECK(strstr(buf, "{\"id\":1,\"submit_s\":0,\"runtime_s\":10,\"gpus\":1,\"gpu_milli\":250,"
                       "\"gpu_model\":\"V100M16|V100M32\"}\n") != NULL);
     CHECK(strstr(buf, "{\"id\":2,\"submit_s\":1,\"runtime_s\":10,\"gpus\":1}\n") != NULL); /* 1000: a whole GPU */
-    CHECK_INT(read_jobs(&back, buf), 0);
+    CHECK_INT(fixture_read_jsonl(&back, buf), 0);
     CHECK_INT(back.n, 3);
     for (size_t i = 0; i < back.n && i < w.n; i++) {
         CHECK_INT(back.jobs[i].gpu_milli, w.jobs[i].gpu_milli);

@@ -195,20 +195,6 @@ static void test_shape_checker_rule(void)
     policy_host_close(&h);
 }
 
-static int read_jobs(struct workload *w, const char *text)
-{
-    struct diag_list d;
-    struct err e;
-    diag_list_init(&d, 100);
-    err_clear(&e);
-    workload_init(w);
-    int rc = jsonl_read_buffer("t.jsonl", text, strlen(text), w, &d, &e);
-    if (rc != 0)
-        printf("read_jobs: %s\n", e.msg);
-    diag_list_release(&d);
-    return rc;
-}
-
 /* On 4 nodes x 8: four 6-GPU jobs leave 2 free on each node. Job 5 (4
  * GPUs on one node) must wait for t=100 although 8 GPUs are free; pooled,
  * job 6 (the same 4 GPUs) starts at once across two nodes. Job 7 (three
@@ -225,7 +211,7 @@ static const char shaped_trace[] = "{\"id\":1,\"submit_s\":0,\"runtime_s\":100,\
 static void test_shape_replay(void)
 {
     struct workload w;
-    if (read_jobs(&w, shaped_trace) != 0) {
+    if (fixture_read_jsonl(&w, shaped_trace) != 0) {
         CHECK(0);
         return;
     }
