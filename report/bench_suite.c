@@ -84,6 +84,11 @@ static int component(struct reader *r, const yaml_node_t *n, const char *key, co
 {
     if (!n)
         return 1;
+    if (reader_is_null(n) || (n->type == YAML_SCALAR_NODE && !*reader_text(n))) { /* found by fuzz_bench_suite */
+        reader_error(r, n, "'%s' is empty: give %s or leave the key out", key,
+                     fixed_name ? "its parameters (or true)" : "a name");
+        return 0;
+    }
     if (*spec)
         add(spec, len, "+");
     if (n->type == YAML_SCALAR_NODE) {
