@@ -396,7 +396,13 @@ static int conservative_order(struct backfill_pass *pass)
         int64_t promised = v->queued[qi].reserved_us;
         pass->placing[k] = (struct reserve_order){promised >= 0 ? promised : INT64_MAX, k, qi};
     }
-    qsort(pass->placing, v->n_queued, sizeof *pass->placing, reserve_order_cmp);
+    /* often in order already (no reservations yet, or promises that follow
+     * the priority order): a look costs less than the sort */
+    for (uint32_t k = 1; k < v->n_queued; k++)
+        if (reserve_order_cmp(&pass->placing[k - 1], &pass->placing[k]) > 0) {
+            qsort(pass->placing, v->n_queued, sizeof *pass->placing, reserve_order_cmp);
+            break;
+        }
     return 0;
 }
 

@@ -3,411 +3,310 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE = -1 };
+#define B PROFILE_BLOCK
 
 void profile_init(struct profile *p)
 {
     memset(p, 0, sizeof *p);
-    p->root = NONE;
 }
 
 void profile_release(struct profile *p)
 {
     if (!p)
         return;
+    free(p->block);
     free(p->time);
     free(p->free);
-    free(p->node);
-    free(p->stack);
     profile_init(p);
 }
 
-/* ---- the flat steps: a short profile ---- */
+/* ---- blocks ---- */
 
-static int flat_room(struct profile *p, uint32_t extra)
+/* Inserts an empty block at position pos (time order) with storage of its
+ * own; pointers into p->block do not survive it. Returns 0 or -1 (memory). */
+static int insert_block(struct profile *p, uint32_t pos)
 {
-    if (p->n + extra <= p->cap)
-        return 0;
-    uint32_t cap = p->cap ? p->cap : 64;
-    while (cap < p->n + extra)
-        cap *= 2;
-    int64_t *time = realloc(p->time, cap * sizeof *time);
-    if (!time)
-        return -1;
-    p->time = time;
-    int64_t *free_ = realloc(p->free, cap * sizeof *free_);
-    if (!free_)
-        return -1;
-    p->free = free_;
-    p->cap = cap;
+    if (p->n_storage == p->cap_storage) {
+        uint32_t cap = p->cap_storage ? p->cap_storage * 2 : 4;
+        int64_t *time = realloc(p->time, (size_t)cap * B * sizeof *time);
+        if (!time)
+            return -1;
+        p->time = time;
+        int64_t *free_ = realloc(p->free, (size_t)cap * B * sizeof *free_);
+        if (!free_)
+            return -1;
+        p->free = free_;
+        p->cap_storage = cap;
+    }
+    if (p->n_blocks == p->cap_blocks) {
+        uint32_t cap = p->cap_blocks ? p->cap_blocks * 2 : 4;
+        struct profile_block *block = realloc(p->block, (size_t)cap * sizeof *block);
+        if (!block)
+            return -1;
+        p->block = block;
+        p->cap_blocks = cap;
+    }
+    memmove(&p->block[pos + 1], &p->block[pos], (size_t)(p->n_blocks - pos) * sizeof *p->block);
+    p->n_blocks++;
+    p->block[pos] = (struct profile_block){0, 0, 0, 0, 0, 0, p->n_storage++};
     return 0;
 }
 
+static size_t base_of(const struct profile_block *b)
+{
+    return (size_t)b->at * B;
+}
+
+/* Recomputes a block's first and last times, least and most from its steps. */
+static void summarize(struct profile *p, struct profile_block *b)
+{
+    const int64_t *fr = &p->free[base_of(b)];
+    int64_t lo = fr[0], hi = fr[0];
+    for (uint32_t i = 1; i < b->n; i++) {
+        if (fr[i] < lo)
+            lo = fr[i];
+        if (fr[i] > hi)
+            hi = fr[i];
+    }
+    b->first = p->time[base_of(b)];
+    b->last = p->time[base_of(b) + b->n - 1];
+    b->least = lo + b->add;
+    b->most = hi + b->add;
+}
+
+/* Splits full block k into two halves (k and k + 1). */
+static int split_block(struct profile *p, uint32_t k)
+{
+    if (insert_block(p, k + 1) != 0)
+        return -1;
+    struct profile_block *a = &p->block[k], *c = &p->block[k + 1];
+    uint32_t half = a->n / 2;
+    c->add = a->add;
+    c->n = a->n - half;
+    memcpy(&p->time[base_of(c)], &p->time[base_of(a) + half], c->n * sizeof *p->time);
+    memcpy(&p->free[base_of(c)], &p->free[base_of(a) + half], c->n * sizeof *p->free);
+    a->n = half;
+    summarize(p, a);
+    summarize(p, c);
+    return 0;
+}
+
+/* The block holding time t: the last whose first step is at or before t
+ * (block 0 when t precedes every step). */
+static uint32_t block_of(const struct profile *p, int64_t t)
+{
+    uint32_t lo = 1, hi = p->n_blocks; /* first block starting after t */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->block[mid].first <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - 1;
+}
+
+/* In block b, the index of the last step at or before t, or -1. */
+static int step_of(const struct profile *p, const struct profile_block *b, int64_t t)
+{
+    const int64_t *tm = &p->time[base_of(b)];
+    if (t >= b->last)
+        return (int)b->n - 1; /* the common cases: past the block, or before it */
+    if (t < tm[0])
+        return -1;
+    uint32_t lo = 1, hi = b->n - 1; /* first step after t */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (tm[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int)lo - 1;
+}
+
+/* ---- building and carving ---- */
+
 int profile_reset(struct profile *p, int64_t now, int64_t free_now)
 {
-    p->n = 0;
-    p->n_nodes = 0;
+    p->n_blocks = 0;
+    p->n_storage = 0;
     p->n_bounds = 0;
-    p->root = NONE;
-    if (flat_room(p, 1) != 0)
+    if (insert_block(p, 0) != 0)
         return -1;
-    p->time[0] = now;
-    p->free[0] = free_now;
-    p->n = 1;
+    struct profile_block *b = &p->block[0];
+    p->time[base_of(b)] = now;
+    p->free[base_of(b)] = free_now;
+    b->n = 1;
+    summarize(p, b);
     return 0;
 }
 
 int profile_add_release(struct profile *p, int64_t t, int64_t slots)
 {
-    uint32_t last = p->n - 1;
+    /* Before any reservation the steps only rise with time, and no block
+     * has an addition: a block's least is its first step, its most its last. */
+    uint32_t k = p->n_blocks - 1;
+    size_t last = base_of(&p->block[k]) + p->block[k].n - 1;
     if (t <= p->time[last]) {
         p->free[last] += slots;
+        p->block[k].most = p->free[last];
+        if (p->block[k].n == 1)
+            p->block[k].least = p->free[last];
         return 0;
     }
-    if (flat_room(p, 1) != 0)
+    int64_t after = p->free[last] + slots;
+    if (p->block[k].n == B && insert_block(p, ++k) != 0)
         return -1;
-    p->time[p->n] = t;
-    p->free[p->n] = p->free[last] + slots;
-    p->n++;
+    struct profile_block *b = &p->block[k];
+    size_t i = base_of(b) + b->n++;
+    p->time[i] = t;
+    p->free[i] = after;
+    if (b->n == 1) {
+        b->first = t;
+        b->least = after;
+    }
+    b->last = t;
+    b->most = after;
     return 0;
 }
 
-static int64_t flat_earliest(const struct profile *p, int64_t slots, int64_t dur)
+/* Makes sure a step starts exactly at t (t at or after the first one),
+ * splitting the step that holds it; *block and *step say where it is. */
+static int breakpoint(struct profile *p, int64_t t, uint32_t *block, size_t *step)
 {
-    uint32_t k = 0;
-    while (k < p->n) {
-        if (p->free[k] < slots) {
-            k++;
-            continue;
+    uint32_t k = block_of(p, t);
+    int i = step_of(p, &p->block[k], t);
+    if (p->time[base_of(&p->block[k]) + (size_t)i] != t) {
+        if (p->block[k].n == B) {
+            if (split_block(p, k) != 0)
+                return -1;
+            if (t >= p->block[k + 1].first)
+                k++;
+            i = step_of(p, &p->block[k], t);
         }
-        int64_t end = p->time[k] + dur;
-        uint32_t j = k + 1;
-        while (j < p->n && p->time[j] < end && p->free[j] >= slots)
-            j++;
-        if (j == p->n || p->time[j] >= end)
-            return p->time[k];
-        k = j + 1; /* step j is too small: no start before it can work */
+        struct profile_block *b = &p->block[k];
+        size_t at = base_of(b) + (size_t)i; /* the step holding t: the new one copies it */
+        size_t tail = b->n - (size_t)i - 1;
+        memmove(&p->time[at + 2], &p->time[at + 1], tail * sizeof *p->time);
+        memmove(&p->free[at + 2], &p->free[at + 1], tail * sizeof *p->free);
+        p->time[at + 1] = t;
+        p->free[at + 1] = p->free[at];
+        if (b->last < t)
+            b->last = t;
+        b->n++; /* a copy of a step changes neither least nor most */
+        i++;
     }
-    return INT64_MAX; /* cannot happen when slots <= capacity */
-}
-
-/* Index of the step starting exactly at t, inserting a breakpoint if needed. */
-static int64_t split_at(struct profile *p, int64_t t)
-{
-    uint32_t lo = 0, hi = p->n; /* first index with time > t */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p->time[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    uint32_t k = lo - 1; /* step containing t (p->time[0] <= t always) */
-    if (p->time[k] == t)
-        return k;
-    if (flat_room(p, 1) != 0)
-        return -1;
-    memmove(&p->time[k + 2], &p->time[k + 1], (p->n - k - 1) * sizeof *p->time);
-    memmove(&p->free[k + 2], &p->free[k + 1], (p->n - k - 1) * sizeof *p->free);
-    p->time[k + 1] = t;
-    p->free[k + 1] = p->free[k];
-    p->n++;
-    return k + 1;
-}
-
-static int flat_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
-{
-    int64_t a = split_at(p, t);
-    if (a < 0)
-        return -1;
-    int64_t b = split_at(p, t + dur);
-    if (b < 0)
-        return -1;
-    for (int64_t k = a; k < b; k++)
-        p->free[k] -= slots;
+    *block = k;
+    *step = base_of(&p->block[k]) + (size_t)i;
     return 0;
 }
 
-/* ---- the treap: a long profile ---- */
-
-static int node_room(struct profile *p, uint32_t extra)
+/* Takes `slots` from the steps of block b from i on that start before
+ * `until`. Its least follows; its most may now be too high, which is
+ * still a true bound (a search reads the block and finds nothing), and the
+ * first search that reads the whole block lowers it. */
+static void take_steps(struct profile *p, struct profile_block *b, size_t i, int64_t until, int64_t slots)
 {
-    if (p->n_nodes + extra <= p->cap_nodes)
-        return 0;
-    uint32_t cap = p->cap_nodes ? p->cap_nodes : 256;
-    while (cap < p->n_nodes + extra)
-        cap *= 2;
-    struct profile_node *node = realloc(p->node, cap * sizeof *node);
-    if (!node)
+    int64_t lo = INT64_MAX;
+    for (size_t end = base_of(b) + b->n; i < end && p->time[i] < until; i++) {
+        int64_t v = p->free[i] - slots;
+        p->free[i] = v;
+        lo = v < lo ? v : lo;
+    }
+    if (lo + b->add < b->least)
+        b->least = lo + b->add;
+}
+
+int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
+{
+    uint32_t k;
+    size_t i;
+    /* the end's breakpoint first: the start's may split the end's block,
+     * and the walk below goes from the start */
+    if (breakpoint(p, t + dur, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)
         return -1;
-    p->node = node;
-    p->cap_nodes = cap;
-    return 0;
-}
-
-/* xorshift32: the treap's shape only, never an answer. */
-static uint32_t next_priority(struct profile *p)
-{
-    uint32_t x = p->rng;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return p->rng = x;
-}
-
-/* Appends a node (no tree links yet); node_room must have been called. */
-static int32_t new_step(struct profile *p, int64_t time, int64_t free_slots)
-{
-    int32_t k = (int32_t)p->n_nodes++;
-    p->node[k] = (struct profile_node){time, free_slots, 0, free_slots, free_slots, NONE, NONE, next_priority(p)};
-    return k;
-}
-
-/* ---- the treap ----
- *
- * A node's `add` applies to its whole subtree, itself included; `free`,
- * `least` and `most` leave out the adds of its ancestors (least and most
- * take its own in), so a step's free slots are its `free` plus the adds on
- * its path from the root. Queries carry that sum down and write nothing;
- * only changes of shape push an add down to the children.
- */
-
-static void shift(struct profile_node *nd, int32_t x, int64_t d)
-{
-    if (x == NONE)
-        return;
-    nd[x].pending += d;
-    nd[x].least += d;
-    nd[x].most += d;
-}
-
-static void push(struct profile_node *nd, int32_t x)
-{
-    int64_t d = nd[x].pending;
-    if (d) {
-        nd[x].free += d;
-        shift(nd, nd[x].left, d);
-        shift(nd, nd[x].right, d);
-        nd[x].pending = 0;
-    }
-}
-
-static void pull(struct profile_node *nd, int32_t x)
-{
-    int64_t lo = nd[x].free, hi = nd[x].free;
-    int32_t c[2] = {nd[x].left, nd[x].right};
-    for (int i = 0; i < 2; i++) {
-        if (c[i] == NONE)
-            continue;
-        if (nd[c[i]].least < lo)
-            lo = nd[c[i]].least;
-        if (nd[c[i]].most > hi)
-            hi = nd[c[i]].most;
-    }
-    nd[x].least = lo + nd[x].pending;
-    nd[x].most = hi + nd[x].pending;
-}
-
-static void pull_all(struct profile_node *nd, int32_t x)
-{
-    if (x == NONE)
-        return;
-    pull_all(nd, nd[x].left);
-    pull_all(nd, nd[x].right);
-    pull(nd, x);
-}
-
-/* Moves the flat steps into the treap: a Cartesian tree by priority over
- * them (they are in ascending time), built with a stack of its right spine
- * in linear time. */
-static int to_tree(struct profile *p)
-{
-    p->n_nodes = 0;
-    p->rng = 2463534242u; /* the same shape for the same steps, run after run */
-    if (node_room(p, p->n + 2) != 0)
-        return -1;
-    if (p->n > p->cap_stack) {
-        int32_t *st = realloc(p->stack, p->n * sizeof *st);
-        if (!st)
-            return -1;
-        p->stack = st;
-        p->cap_stack = p->n;
-    }
-    struct profile_node *nd = p->node;
-    uint32_t top = 0;
-    for (uint32_t i = 0; i < p->n; i++) {
-        new_step(p, p->time[i], p->free[i]);
-        int32_t last = NONE;
-        while (top > 0 && nd[p->stack[top - 1]].priority < nd[i].priority)
-            last = p->stack[--top];
-        nd[i].left = last;
-        if (top > 0)
-            nd[p->stack[top - 1]].right = (int32_t)i;
-        p->stack[top++] = (int32_t)i;
-    }
-    p->root = p->stack[0];
-    pull_all(nd, p->root);
-    return 0;
-}
-
-/* The step holding time t (the last with time <= t) and its free slots. */
-static int32_t step_at(const struct profile *p, int64_t t, int64_t *free_slots)
-{
-    const struct profile_node *nd = p->node;
-    int32_t x = p->root, best = NONE;
-    int64_t acc = 0;
-    while (x != NONE) {
-        acc += nd[x].pending;
-        if (nd[x].time <= t) {
-            best = x;
-            *free_slots = nd[x].free + acc;
-            x = nd[x].right;
+    int64_t until = t + dur;
+    for (; k < p->n_blocks && p->block[k].first < until; k++) {
+        struct profile_block *b = &p->block[k];
+        if (i == base_of(b) && b->last < until) {
+            b->add -= slots; /* the whole block */
+            b->least -= slots;
+            b->most -= slots;
         } else {
-            x = nd[x].left;
+            take_steps(p, b, i, until, slots);
         }
+        if (k + 1 < p->n_blocks)
+            i = base_of(&p->block[k + 1]);
     }
-    return best;
-}
-
-/* Splits subtree x into the steps before `key` (*l) and the rest (*r). */
-static void split(struct profile_node *nd, int32_t x, int64_t key, int32_t *l, int32_t *r)
-{
-    if (x == NONE) {
-        *l = *r = NONE;
-        return;
-    }
-    push(nd, x);
-    if (nd[x].time < key) {
-        split(nd, nd[x].right, key, &nd[x].right, r);
-        *l = x;
-    } else {
-        split(nd, nd[x].left, key, l, &nd[x].left);
-        *r = x;
-    }
-    pull(nd, x);
-}
-
-static int32_t insert(struct profile_node *nd, int32_t x, int32_t fresh)
-{
-    if (x == NONE)
-        return fresh;
-    push(nd, x);
-    if (nd[fresh].priority > nd[x].priority) {
-        split(nd, x, nd[fresh].time, &nd[fresh].left, &nd[fresh].right);
-        pull(nd, fresh);
-        return fresh;
-    }
-    if (nd[fresh].time < nd[x].time)
-        nd[x].left = insert(nd, nd[x].left, fresh);
-    else
-        nd[x].right = insert(nd, nd[x].right, fresh);
-    pull(nd, x);
-    return x;
-}
-
-/* A breakpoint at t (t at or after the first one), splitting the step that
- * holds it; node_room must have been called. */
-static void breakpoint(struct profile *p, int64_t t)
-{
-    int64_t free_slots = 0;
-    int32_t at = step_at(p, t, &free_slots);
-    if (p->node[at].time == t)
-        return;
-    int32_t fresh = new_step(p, t, free_slots);
-    p->root = insert(p->node, p->root, fresh);
-}
-
-/* Adds d to every step with time in [a, b); the keys of subtree x lie in
- * [lo, hi). */
-static void add_range(struct profile_node *nd, int32_t x, int64_t a, int64_t b, int64_t d, int64_t lo, int64_t hi)
-{
-    if (x == NONE || hi <= a || lo >= b)
-        return;
-    if (a <= lo && hi <= b) {
-        shift(nd, x, d);
-        return;
-    }
-    if (nd[x].time >= a && nd[x].time < b)
-        nd[x].free += d;
-    add_range(nd, nd[x].left, a, b, d, lo, nd[x].time);
-    add_range(nd, nd[x].right, a, b, d, nd[x].time + 1, hi);
-    pull(nd, x);
-}
-
-/* The first step after time `after` with at least `slots` free, or NONE;
- * acc: the adds above x. */
-static int32_t first_fit_after(const struct profile_node *nd, int32_t x, int64_t acc, int64_t after, int64_t slots)
-{
-    while (x != NONE && nd[x].most + acc >= slots) {
-        int64_t inner = acc + nd[x].pending;
-        if (nd[x].time <= after) {
-            x = nd[x].right;
-            acc = inner;
-            continue;
-        }
-        int32_t found = first_fit_after(nd, nd[x].left, inner, after, slots);
-        if (found != NONE)
-            return found;
-        if (nd[x].free + inner >= slots)
-            return x;
-        x = nd[x].right;
-        acc = inner;
-    }
-    return NONE;
-}
-
-/* The last step before time `before` with fewer than `slots` free, or NONE. */
-static int32_t last_short_before(const struct profile_node *nd, int32_t x, int64_t acc, int64_t before,
-                                 int64_t slots)
-{
-    while (x != NONE && nd[x].least + acc < slots) {
-        int64_t inner = acc + nd[x].pending;
-        if (nd[x].time >= before) {
-            x = nd[x].left;
-            acc = inner;
-            continue;
-        }
-        int32_t found = last_short_before(nd, nd[x].right, inner, before, slots);
-        if (found != NONE)
-            return found;
-        if (nd[x].free + inner < slots)
-            return x;
-        x = nd[x].left;
-        acc = inner;
-    }
-    return NONE;
-}
-
-static int64_t tree_earliest(const struct profile *p, int64_t slots, int64_t dur, int64_t from)
-{
-    const struct profile_node *nd = p->node;
-    int64_t after = from == INT64_MIN ? INT64_MIN : from - 1;
-    for (;;) {
-        int32_t k = first_fit_after(nd, p->root, 0, after, slots);
-        if (k == NONE)
-            return INT64_MAX;
-        int64_t t = nd[k].time;
-        /* Every start from t up to the last step too short for the job
-         * within [t, t + dur) has that step in its window: skip them all
-         * at once, rather than one short run at a time. */
-        int32_t short_step = last_short_before(nd, p->root, 0, t + dur, slots);
-        if (short_step == NONE || nd[short_step].time < t)
-            return t;
-        after = nd[short_step].time;
-    }
-}
-
-static int tree_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
-{
-    if (node_room(p, 2) != 0)
-        return -1;
-    breakpoint(p, t);
-    breakpoint(p, t + dur);
-    add_range(p->node, p->root, t, t + dur, -slots, INT64_MIN, INT64_MAX);
     return 0;
 }
 
-/* ---- the profile: flat while short, a treap once long ---- */
+/* ---- the earliest fit ---- */
+
+/* The earliest step after `after` from which `slots` stay free for `dur`,
+ * or INT64_MAX. One sweep forward: a candidate is the next step with room,
+ * and its window is read until a step too short for the job (the next
+ * candidate comes after that step: any start before it has it in its
+ * window) or the window's end. A block with too little room anywhere is
+ * skipped while looking for a candidate, one with room everywhere while
+ * reading a window, so each step is read at most once. */
+static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int64_t after)
+{
+    uint32_t k = block_of(p, after);
+    struct profile_block *b = &p->block[k];
+    size_t i = base_of(b) + (size_t)(step_of(p, b, after) + 1);
+    for (;;) {
+        /* the next candidate: a step with room */
+        for (;;) {
+            size_t end = base_of(b) + b->n;
+            if (i < end && b->most >= slots) {
+                int64_t need = slots - b->add;
+                int whole = i == base_of(b);
+                while (i < end && p->free[i] < need)
+                    i++;
+                if (i < end)
+                    break;
+                if (whole)
+                    b->most = slots - 1; /* every step has less: a tighter bound */
+            }
+            if (++k == p->n_blocks)
+                return INT64_MAX;
+            b = &p->block[k];
+            i = base_of(b);
+        }
+        int64_t t = p->time[i], until = t + dur;
+        /* its window: [t, until) */
+        i++;
+        for (;;) {
+            size_t end = base_of(b) + b->n;
+            if (b->least >= slots) {
+                i = end; /* room on every step left in the block */
+            } else {
+                int64_t need = slots - b->add;
+                if (b->last < until) { /* the whole block lies in the window */
+                    while (i < end && p->free[i] >= need)
+                        i++;
+                } else {
+                    while (i < end && p->time[i] < until && p->free[i] >= need)
+                        i++;
+                }
+                if (i < end) {
+                    if (p->time[i] >= until)
+                        return t;
+                    i++; /* too short: the next candidate comes after it */
+                    break;
+                }
+            }
+            if (k + 1 == p->n_blocks)
+                return t; /* the last step lasts for ever, with room */
+            if (p->block[k + 1].first >= until)
+                return t;
+            b = &p->block[++k];
+            i = base_of(b);
+        }
+    }
+}
 
 /* A profile only loses free slots between resets, so a job can start no
  * earlier than a job of its size with a shorter duration could before it:
@@ -422,52 +321,44 @@ static struct profile_bound *bound_of(struct profile *p, int64_t slots)
         return NULL;
     struct profile_bound *b = &p->bound[p->n_bounds++];
     b->slots = slots;
-    for (int i = 0; i < 64; i++)
-        b->at[i] = INT64_MIN;
+    b->found = 0;
     return b;
-}
-
-static int band_of(int64_t dur)
-{
-    int band = 0;
-    while (band < 63 && dur >> (band + 1))
-        band++;
-    return band;
 }
 
 int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
 {
-    if (p->root == NONE)
-        return flat_earliest(p, slots, dur); /* short: a scan costs less than the bookkeeping */
     struct profile_bound *b = bound_of(p, slots);
-    int band = band_of(dur > 0 ? dur : 1);
+    int band = 63 - __builtin_clzll((uint64_t)(dur > 0 ? dur : 1)); /* floor(log2(dur)) */
     int64_t from = INT64_MIN;
-    for (int i = 0; b && i < band; i++)
-        if (b->at[i] > from)
-            from = b->at[i];
+    if (b)
+        for (uint64_t shorter = b->found & ((UINT64_C(1) << band) - 1); shorter; shorter &= shorter - 1) {
+            int64_t at = b->at[__builtin_ctzll(shorter)];
+            if (at > from)
+                from = at;
+        }
     if (from == INT64_MAX)
         return INT64_MAX;
-    int64_t at = tree_earliest(p, slots, dur, from);
-    if (b && at > b->at[band])
-        b->at[band] = at;
+    int64_t at = earliest_after(p, slots, dur, from == INT64_MIN ? INT64_MIN : from - 1);
+    if (b) {
+        uint64_t bit = UINT64_C(1) << band;
+        if (!(b->found & bit) || at > b->at[band])
+            b->at[band] = at;
+        b->found |= bit;
+    }
     return at;
-}
-
-int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
-{
-    if (p->root == NONE && p->n + 2 > PROFILE_FLAT_STEPS && to_tree(p) != 0)
-        return -1;
-    return p->root == NONE ? flat_reserve(p, t, dur, slots) : tree_reserve(p, t, dur, slots);
 }
 
 int64_t profile_free_at(const struct profile *p, int64_t t)
 {
-    int64_t free_slots = 0;
-    if (p->root != NONE) {
-        step_at(p, t, &free_slots);
-        return free_slots;
-    }
-    for (uint32_t k = 0; k < p->n && p->time[k] <= t; k++)
-        free_slots = p->free[k];
-    return free_slots;
+    const struct profile_block *b = &p->block[block_of(p, t)];
+    int i = step_of(p, b, t);
+    return i < 0 ? 0 : p->free[base_of(b) + (size_t)i] + b->add;
+}
+
+uint32_t profile_steps(const struct profile *p)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < p->n_blocks; k++)
+        n += p->block[k].n;
+    return n;
 }

@@ -6,17 +6,22 @@
  * carved by each reservation. Only pooled slot counts are modelled here.
  *
  * A pass places every waiting job, and each placement adds up to two steps,
- * so a profile behind a deep queue holds tens of thousands of steps. A
- * short profile stays a flat array (a scan and a shift per job cost less
- * than the tree up to a few thousand steps: measured on HPC2N and a jagged
- * synthetic queue); past PROFILE_FLAT_STEPS it moves
- * into a treap (a binary search tree by time, heap-ordered by a
- * pseudo-random priority) whose nodes carry the least and the most free
- * slots of their subtree and an addition pending for all of it: finding the
- * earliest fit skips whole runs of steps that are too full, and carving a
- * reservation touches O(log steps) nodes. Both give the answers of the
- * same step function, step for step (tests/unit/test_profile.c checks
- * each against a plain one on random profiles, ties and all).
+ * so a profile behind a deep queue holds tens of thousands of steps. They
+ * are kept in time order in blocks of at most PROFILE_BLOCK steps; each
+ * block carries its first and last times, bounds on its least and most
+ * free slots and an addition pending for all its steps. Finding the
+ * earliest fit is one sweep forward that skips whole blocks too full to
+ * hold a start (most) and, inside a job's window, whole blocks with room
+ * everywhere (least); a reservation adds to the blocks it covers whole and
+ * touches steps only in the two at its ends; a new breakpoint shifts at
+ * most a block. The blocks' summaries lie in one array in time order, so
+ * every walk reads memory in sequence. Against the treap this replaced
+ * (O(log steps) per operation, but a cache miss per level and five walks
+ * per job), measured in the same minutes: a pass over 10,000 queued jobs
+ * on 2,000 x 8 GPUs 13.0 -> 4.7 ms, HPC2N's whole conservative replay
+ * 1.9 -> 1.55 s; 64 steps a block beat 32, 128 and 256 on both.
+ * tests/unit/test_profile.c checks every answer against a plain step
+ * function on random profiles, ties, reuse across resets and all.
  *
  * Releases are added in ascending time first (profile_add_release), before
  * any reservation.
@@ -26,16 +31,15 @@
 
 #include <stdint.h>
 
-/* Steps beyond which a profile moves from the flat array to the treap. */
-#define PROFILE_FLAT_STEPS 4096u
+/* Steps a block holds at most; a full block splits in two halves. */
+#define PROFILE_BLOCK 64u
 
-struct profile_node {
-    int64_t time;
-    int64_t free;        /* without the pending of its ancestors */
-    int64_t pending;     /* added to this node and everything below it */
-    int64_t least, most; /* over the subtree, its own pending in, its ancestors' not */
-    int32_t left, right; /* node indices, -1 for none */
-    uint32_t priority;   /* heap order: a parent's is at least its children's */
+struct profile_block {
+    int64_t first, last;  /* times of its first and last steps */
+    int64_t add;          /* added to every step in it */
+    int64_t least, most;  /* over its steps, add included */
+    uint32_t n;           /* steps */
+    uint32_t at;          /* its steps: time[at * PROFILE_BLOCK + i], free[...] */
 };
 
 /* Sizes whose earliest starts a profile remembers between resets. */
@@ -43,21 +47,15 @@ struct profile_node {
 
 struct profile_bound {
     int64_t slots;
+    uint64_t found; /* bit i: at[i] holds a start */
     int64_t at[64]; /* latest earliest start found for a duration in [2^i, 2^(i+1)) */
 };
 
 struct profile {
-    /* flat: step k holds free[k] slots from time[k] on */
-    int64_t *time;
-    int64_t *free;
-    uint32_t n, cap;
-    /* treap, once root >= 0 */
-    struct profile_node *node;
-    uint32_t n_nodes, cap_nodes;
-    int32_t root;
-    uint32_t rng;   /* priorities: the shape only, never an answer */
-    int32_t *stack; /* building scratch */
-    uint32_t cap_stack;
+    struct profile_block *block; /* in time order */
+    uint32_t n_blocks, cap_blocks;
+    int64_t *time, *free;        /* step storage, PROFILE_BLOCK per block; free without the block's add */
+    uint32_t n_storage, cap_storage; /* in blocks */
     /* lower bounds on the earliest start, valid until the next reset */
     struct profile_bound bound[PROFILE_BOUNDS];
     uint32_t n_bounds;
@@ -78,5 +76,7 @@ int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur);
 int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots);
 /* Free slots at time t (t at or after the first breakpoint). */
 int64_t profile_free_at(const struct profile *p, int64_t t);
+/* Steps in the profile (for tests and figures). */
+uint32_t profile_steps(const struct profile *p);
 
 #endif

@@ -1,8 +1,8 @@
 /* The availability profile (policies/profile) against a plain step function
  * written for this test: breakpoints in a sorted array, earliest fit by
  * trying every breakpoint and reading every step of its window. Random
- * profiles (seeded), short ones that stay flat and long ones that move into
- * the treap, with releases at one instant, equal durations (ties in
+ * profiles (seeded), short ones in a block or a few and long ones over
+ * hundreds of blocks, with releases at one instant, equal durations (ties in
  * expected ends), many jobs placed at one instant and jobs that can never
  * fit. */
 #include <stdio.h>
@@ -68,14 +68,15 @@ static void plain_reserve(struct plain *s, int64_t t, int64_t dur, int64_t slots
 /* One random profile: `releases` running jobs ending on a coarse grid (so
  * several end at one instant), then `jobs` placements of random size and
  * duration; every answer and the free slots at every breakpoint compared. */
-static int run_case(uint64_t seed, uint32_t releases, uint32_t jobs, int64_t capacity)
+static int run_case(struct profile *pp, uint64_t seed, uint32_t releases, uint32_t jobs, int64_t capacity)
 {
     static struct plain s;
-    struct profile p;
+    struct profile p = *pp; /* reused from the last case: a reset must forget it all */
     struct pcg32 r;
     pcg32_stream(&r, seed, RNG_TEST, 31);
-    profile_init(&p);
-    int64_t now = 1000, free_now = pcg32_bounded(&r, (uint32_t)capacity / 4 + 1);
+    /* each case starts earlier than the last ended, so what a stale
+     * bound remembers would be too late */
+    int64_t now = 1000 + (int64_t)(seed % 7) * 50, free_now = pcg32_bounded(&r, (uint32_t)capacity / 4 + 1);
     int64_t running = capacity - free_now;
     s.n = 1;
     s.time[0] = now;
@@ -121,31 +122,38 @@ static int run_case(uint64_t seed, uint32_t releases, uint32_t jobs, int64_t cap
             bad = 1;
     if (!bad)
         CHECK_INT(profile_free_at(&p, now + 5), plain_free_at(&s, now + 5));
-    if (s.n > PROFILE_FLAT_STEPS)
-        CHECK(p.root >= 0); /* the long cases do test the treap */
-    profile_release(&p);
+    CHECK_INT(profile_steps(&p), s.n);
+    if (s.n > 4 * PROFILE_BLOCK)
+        CHECK(p.n_blocks > 4); /* the long cases do split blocks */
+    *pp = p;
     return bad;
 }
 
 static void test_profile_short(void)
 {
+    struct profile p;
+    profile_init(&p);
     for (uint64_t seed = 1; seed <= 200; seed++)
-        if (run_case(seed, 1 + seed % 20, 1 + seed % 40, 16 + (int64_t)(seed % 5) * 8))
+        if (run_case(&p, seed, 1 + seed % 20, 1 + seed % 40, 16 + (int64_t)(seed % 5) * 8))
             break;
+    profile_release(&p);
 }
 
 static void test_profile_long(void)
 {
-    /* past PROFILE_FLAT_STEPS steps: the treap */
+    /* thousands of steps: blocks split again and again */
+    struct profile p;
+    profile_init(&p);
     for (uint64_t seed = 1; seed <= 4; seed++)
-        if (run_case(1000 + seed, 1500, 5000, 64 + (int64_t)seed * 16))
+        if (run_case(&p, 1000 + seed, 1500, 5000, 64 + (int64_t)seed * 16))
             break;
+    profile_release(&p);
 }
 
 static void test_profile_one_instant(void)
 {
     /* 5,000 one-slot jobs all placed at the first instant, each a microsecond
-     * longer than the last (5,001 steps: the treap), then jobs that never fit */
+     * longer than the last (5,001 steps in many blocks), then jobs that never fit */
     struct profile p;
     profile_init(&p);
     CHECK_INT(profile_reset(&p, 0, 5000), 0);
@@ -154,7 +162,8 @@ static void test_profile_one_instant(void)
             break;
         CHECK_INT(profile_reserve(&p, 0, 1 + i, 1), 0);
     }
-    CHECK(p.root >= 0);
+    CHECK_INT(profile_steps(&p), 5001);
+    CHECK(p.n_blocks >= 5001 / PROFILE_BLOCK);
     CHECK_INT(profile_earliest(&p, 5001, 1), INT64_MAX); /* more than the machine */
     CHECK_INT(profile_earliest(&p, 1, 1), 1);
     CHECK_INT(profile_earliest(&p, 1500, 10), 1500);
@@ -167,6 +176,6 @@ static void test_profile_one_instant(void)
 void suite_profile(void)
 {
     test_run("profile: short random profiles against a plain step function", test_profile_short);
-    test_run("profile: long random profiles (treap) against a plain step function", test_profile_long);
+    test_run("profile: long random profiles (hundreds of blocks) against a plain step function", test_profile_long);
     test_run("profile: 5,000 jobs at one instant", test_profile_one_instant);
 }
