@@ -84,6 +84,10 @@ static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots
  * join a shared GPU (so it delays no reservation, which count whole slots). */
 static int32_t slots_taken(const struct backfill_pass *pass, const struct policy_job *job)
 {
+    /* the test for whole-GPU jobs first: EASY asks it of every job in a
+     * deep queue, every pass */
+    if (job->milli == 0)
+        return job->slots;
     return placement_can_join(pass->placement, pass->view, job) ? 0 : job->slots;
 }
 
