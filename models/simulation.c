@@ -72,9 +72,12 @@ struct host {
     uint32_t n_with_free;
     int64_t total_slots, free_slots; /* over nodes that take jobs */
 
-    struct policy_job *queued;
-    uint32_t *queued_w; /* workload index of each queued job */
-    uint32_t n_queued, cap_queued;
+    /* The queue, in arrival order: queued[0..n_queued) as the view shows
+     * it, at queue_off in buffers of cap_queued, so that jobs leaving near
+     * the head move what lies before them and not the whole queue. */
+    struct policy_job *queued, *queued_buf;
+    uint32_t *queued_w, *queued_w_buf; /* workload index of each queued job */
+    uint32_t n_queued, cap_queued, queue_off;
     uint8_t *started_now; /* per queued position, during a pass */
 
     struct policy_running *running;
@@ -418,22 +421,46 @@ static void notify(struct host *h, int32_t kind, const struct policy_job *job, i
         h->policy_failed = 1;
 }
 
+/* Moves the queue to the start of its buffers. */
+static void queue_slide(struct host *h)
+{
+    memmove(h->queued_buf, h->queued, h->n_queued * sizeof *h->queued);
+    memmove(h->queued_w_buf, h->queued_w, h->n_queued * sizeof *h->queued_w);
+    h->queue_off = 0;
+    h->queued = h->queued_buf;
+    h->queued_w = h->queued_w_buf;
+}
+
+/* Room for one more job at the end of the queue. The room the head's
+ * departures left is reused once it is a quarter of the queue (so a
+ * slide costs O(1) a job), otherwise the buffers grow. */
 static int queue_room(struct host *h)
 {
-    uint32_t old_cap = h->cap_queued;
-    if (buffers_grow((void **)&h->queued, &h->cap_queued, h->n_queued + 1, sizeof *h->queued) != 0)
-        return oom(h);
-    if (h->cap_queued != old_cap) {
-        void *qw = realloc(h->queued_w, h->cap_queued * sizeof *h->queued_w);
-        if (qw)
-            h->queued_w = qw;
-        void *sn = qw ? realloc(h->started_now, h->cap_queued * sizeof *h->started_now) : NULL;
-        if (!sn)
-            return oom(h);
-        h->started_now = sn;
-        /* started_now is all zeros between passes */
-        memset(h->started_now + old_cap, 0, (h->cap_queued - old_cap) * sizeof *h->started_now);
+    if (h->queue_off + h->n_queued < h->cap_queued)
+        return 0;
+    if (h->queue_off > 0 && h->queue_off >= h->n_queued / 4) {
+        queue_slide(h);
+        return 0;
     }
+    uint32_t old_cap = h->cap_queued, cap = old_cap;
+    struct policy_job *q = h->queued_buf;
+    if (buffers_grow((void **)&q, &cap, h->queue_off + h->n_queued + 1, sizeof *q) != 0)
+        return oom(h);
+    h->queued_buf = q;
+    h->cap_queued = cap;
+    h->queued = q + h->queue_off;
+    void *qw = realloc(h->queued_w_buf, cap * sizeof *h->queued_w_buf);
+    if (!qw)
+        return oom(h); /* cap_queued counts for queued_buf only until this succeeds */
+    h->queued_w_buf = qw;
+    h->queued_w = h->queued_w_buf + h->queue_off;
+    void *sn = realloc(h->started_now, cap * sizeof *h->started_now);
+    if (!sn)
+        return oom(h);
+    h->started_now = sn;
+    /* started_now is all zeros between passes */
+    memset(h->started_now + old_cap, 0, (cap - old_cap) * sizeof *h->started_now);
+    queue_slide(h);
     return 0;
 }
 
@@ -447,8 +474,17 @@ static int enqueue(struct host *h, uint32_t wi)
     uint32_t pos = h->n_queued;
     while (pos > 0 && h->queued_w[pos - 1] > wi)
         pos--;
-    memmove(&h->queued[pos + 1], &h->queued[pos], (h->n_queued - pos) * sizeof *h->queued);
-    memmove(&h->queued_w[pos + 1], &h->queued_w[pos], (h->n_queued - pos) * sizeof *h->queued_w);
+    if (pos < h->n_queued - pos && h->queue_off > 0) {
+        /* near the head: the jobs before it move down one */
+        h->queue_off--;
+        h->queued--;
+        h->queued_w--;
+        memmove(h->queued, h->queued + 1, pos * sizeof *h->queued);
+        memmove(h->queued_w, h->queued_w + 1, pos * sizeof *h->queued_w);
+    } else {
+        memmove(&h->queued[pos + 1], &h->queued[pos], (h->n_queued - pos) * sizeof *h->queued);
+        memmove(&h->queued_w[pos + 1], &h->queued_w[pos], (h->n_queued - pos) * sizeof *h->queued_w);
+    }
     sim_time estimate = simulation_estimate(j);
     if (j->limit_us < 0 && h->done_us[wi] > 0)
         estimate = j->runtime_us - (sim_time)h->done_us[wi];
@@ -915,7 +951,7 @@ static int run_pass(struct host *h)
 
     if (apply_preemptions(h) != 0)
         return -1;
-    uint32_t started = 0, first_started = h->n_queued;
+    uint32_t started = 0, first_started = h->n_queued, last_started = 0;
     for (uint32_t k = 0; k < h->out.n; k++) {
         const struct policy_decision *d = &h->out.items[k];
         if (d->kind == POLICY_PREEMPT)
@@ -929,10 +965,12 @@ static int run_pass(struct host *h)
         started++;
         if (d->job_index < first_started)
             first_started = d->job_index;
+        if (d->job_index > last_started)
+            last_started = d->job_index;
     }
-    if (started) {
-        /* close the gaps, from the first start on (the head of the queue
-         * stays put), and leave started_now all zeros again */
+    if (started && h->n_queued - first_started <= last_started + 1) {
+        /* close the gaps toward the head: what follows the first start
+         * moves down (and started_now is all zeros again) */
         uint32_t n = first_started;
         for (uint32_t i = first_started; i < h->n_queued; i++) {
             if (h->started_now[i]) {
@@ -944,6 +982,23 @@ static int run_pass(struct host *h)
             n++;
         }
         h->n_queued = n;
+    } else if (started) {
+        /* starts near the head (FCFS starts there): what precedes the last
+         * start moves up instead, and the queue begins further on */
+        uint32_t n = last_started + 1;
+        for (uint32_t i = last_started + 1; i-- > 0;) {
+            if (h->started_now[i]) {
+                h->started_now[i] = 0;
+                continue;
+            }
+            n--;
+            h->queued[n] = h->queued[i];
+            h->queued_w[n] = h->queued_w[i];
+        }
+        h->queue_off += started;
+        h->queued += started;
+        h->queued_w += started;
+        h->n_queued -= started;
     }
     /* the preempted go back to the queue only now: the STARTs above named
      * queue positions of the view the policy saw */
@@ -1129,8 +1184,8 @@ static void host_release(struct host *h)
     free(h->life);
     free(h->with_free);
     free(h->with_free_pos);
-    free(h->queued);
-    free(h->queued_w);
+    free(h->queued_buf);
+    free(h->queued_w_buf);
     free(h->started_now);
     free(h->running);
     free(h->prog);
