@@ -255,6 +255,80 @@ static void test_running_by_end_ties(void)
     CHECK_INT(by_end[3], 0);
 }
 
+/* What the policy sees of the queue, pass after pass: every job that has
+ * arrived and is not running or done, once, in arrival order (a preempted
+ * job back where it arrived), and a job that left it for good never comes
+ * back. The host keeps the queue at an offset in its buffers and closes
+ * the gaps from whichever end is shorter; long random runs with starts
+ * near the head (FCFS), deep in the queue (backfilling) and preemptions
+ * requeued near the head take every path. */
+enum { QUEUE_JOBS = 3000 };
+
+struct queue_log {
+    const struct workload *w;
+    uint8_t gone[QUEUE_JOBS + 1]; /* arrived, then neither queued nor running */
+    uint8_t where[QUEUE_JOBS + 1]; /* this pass: 1 queued, 2 running */
+    int disorder, twice, back, passes;
+    uint32_t deepest;
+};
+
+static void check_queue(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
+{
+    (void)d;
+    struct queue_log *log = ctx;
+    log->passes++;
+    if (v->n_queued > log->deepest)
+        log->deepest = v->n_queued;
+    memset(log->where, 0, sizeof log->where);
+    for (uint32_t i = 0; i < v->n_queued; i++) {
+        int64_t id = v->queued[i].id;
+        if (i > 0 && id <= v->queued[i - 1].id)
+            log->disorder++;
+        log->twice += log->where[id] != 0;
+        log->where[id] = 1;
+    }
+    for (uint32_t i = 0; i < v->n_running; i++) {
+        int64_t id = v->running[i].job.id;
+        log->twice += log->where[id] != 0;
+        log->where[id] = 2;
+    }
+    for (size_t k = 0; k < log->w->n && log->w->jobs[k].submit_us <= v->now_us; k++) {
+        int64_t id = log->w->jobs[k].id;
+        if (log->where[id] && log->gone[id])
+            log->back++;
+        if (!log->where[id])
+            log->gone[id] = 1;
+    }
+}
+
+static void test_queue_view_in_order(void)
+{
+    const char *specs[] = {"fcfs+easy", "fcfs", "sjf+conservative", "srtf", "tiresias"};
+    for (int s = 0; s < 5; s++) {
+        struct workload w;
+        fixture_random_workload(&w, QUEUE_JOBS, NODES * SLOTS, 7 + (uint64_t)s);
+        struct queue_log *log = calloc(1, sizeof *log);
+        log->w = &w;
+        struct sim_options opt;
+        sim_options_init(&opt);
+        opt.on_pass = check_queue;
+        opt.hook_ctx = log;
+        double *starts = malloc(QUEUE_JOBS * sizeof *starts);
+        CHECK_INT(fixture_replay(&w, NODES, SLOTS, specs[s], starts, &opt), 0);
+        int never = 0;
+        for (size_t i = 0; i < w.n; i++)
+            never += starts[i] < 0;
+        if (!CHECK_INT(log->disorder, 0) || !CHECK_INT(log->twice, 0) || !CHECK_INT(log->back, 0) ||
+            !CHECK_INT(never, 0))
+            printf("  policy %s\n", specs[s]);
+        CHECK(log->passes > QUEUE_JOBS);
+        CHECK(log->deepest > 100); /* deep enough to grow the buffers and slide */
+        free(starts);
+        free(log);
+        workload_release(&w);
+    }
+}
+
 void suite_simulation(void)
 {
     test_run("policy host refuses kinds it cannot carry out", test_host_kinds_refused_at_creation);
@@ -265,4 +339,5 @@ void suite_simulation(void)
     test_run("simulation catches a contract violation", test_contract_violation_caught);
     test_run("simulation skips jobs too big or empty", test_too_big_and_invalid_skipped);
     test_run("simulation unknown policy", test_unknown_policy);
+    test_run("simulation queue view: every waiting job once, in arrival order", test_queue_view_in_order);
 }
