@@ -102,7 +102,7 @@ int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *e
     }
     /* the version first: an older or newer table may not even have the
      * fields checked next where this host expects them */
-    if (ops->abi_version != POLICY_ABI_VERSION) {
+    if (ops->abi_version < POLICY_ABI_OLDEST || ops->abi_version > POLICY_ABI_VERSION) {
         /* the table lives in the library: read it before closing */
         /* what changed since, so the author knows what a rebuild involves */
         const char *since = ops->abi_version == 1
@@ -113,9 +113,9 @@ int policy_plugin_open(struct policy_plugin *pl, const char *path, struct err *e
                                                       "a job of n nodes gets exactly n nodes with slots / n on each)"
                                                     : "";
         err_set(err, NULL, 0, 0,
-                "policy plugin '%s' has ABI version %u, but this fleetsim needs %u: rebuild it against "
+                "policy plugin '%s' has ABI version %u, but this fleetsim needs %u to %u: rebuild it against "
                 "this fleetsim's policies/policy.h%s",
-                path, ops->abi_version, POLICY_ABI_VERSION, since);
+                path, ops->abi_version, POLICY_ABI_OLDEST, POLICY_ABI_VERSION, since);
         policy_plugin_unload(pl);
         return -1;
     }

@@ -50,6 +50,9 @@ struct progress {
     int32_t job_class;
 };
 
+/* Ranges of changed queue coordinates kept apart before they merge. */
+enum { QUEUE_DIRTY_RANGES = 8 };
+
 struct host {
     const struct workload *w;
     const struct cluster *c;
@@ -79,6 +82,11 @@ struct host {
     uint32_t *queued_w, *queued_w_buf; /* workload index of each queued job */
     uint32_t n_queued, cap_queued, queue_off;
     uint8_t *started_now; /* per queued position, during a pass */
+    /* what changed in the queue since the last pass (the view's ABI 4
+     * record): coordinates (queue_off + position) in ranges */
+    uint64_t queue_dirty[2 * QUEUE_DIRTY_RANGES];
+    uint32_t n_queue_dirty;
+    int queue_tracked; /* 0 until a first pass, and after the queue moved */
 
     struct policy_running *running;
     struct progress *prog;
@@ -421,9 +429,31 @@ static void notify(struct host *h, int32_t kind, const struct policy_job *job, i
         h->policy_failed = 1;
 }
 
-/* Moves the queue to the start of its buffers. */
+/* Notes that queue coordinates [a, b) may hold other jobs for the next
+ * pass (policy.h, ABI 4); past QUEUE_DIRTY_RANGES ranges, one covers all. */
+static void queue_changed(struct host *h, uint64_t a, uint64_t b)
+{
+    if (a >= b)
+        return;
+    if (h->n_queue_dirty == QUEUE_DIRTY_RANGES) {
+        for (uint32_t k = 0; k < h->n_queue_dirty; k++) {
+            if (h->queue_dirty[2 * k] < a)
+                a = h->queue_dirty[2 * k];
+            if (h->queue_dirty[2 * k + 1] > b)
+                b = h->queue_dirty[2 * k + 1];
+        }
+        h->n_queue_dirty = 0;
+    }
+    h->queue_dirty[2 * h->n_queue_dirty] = a;
+    h->queue_dirty[2 * h->n_queue_dirty + 1] = b;
+    h->n_queue_dirty++;
+}
+
+/* Moves the queue to the start of its buffers: every coordinate changes. */
 static void queue_slide(struct host *h)
 {
+    h->queue_tracked = 0;
+    h->n_queue_dirty = 0;
     memmove(h->queued_buf, h->queued, h->n_queued * sizeof *h->queued);
     memmove(h->queued_w_buf, h->queued_w, h->n_queued * sizeof *h->queued_w);
     h->queue_off = 0;
@@ -481,9 +511,11 @@ static int enqueue(struct host *h, uint32_t wi)
         h->queued_w--;
         memmove(h->queued, h->queued + 1, pos * sizeof *h->queued);
         memmove(h->queued_w, h->queued_w + 1, pos * sizeof *h->queued_w);
+        queue_changed(h, h->queue_off, h->queue_off + pos + 1);
     } else {
         memmove(&h->queued[pos + 1], &h->queued[pos], (h->n_queued - pos) * sizeof *h->queued);
         memmove(&h->queued_w[pos + 1], &h->queued_w[pos], (h->n_queued - pos) * sizeof *h->queued_w);
+        queue_changed(h, h->queue_off + pos, h->queue_off + h->n_queued + 1);
     }
     sim_time estimate = simulation_estimate(j);
     if (j->limit_us < 0 && h->done_us[wi] > 0)
@@ -940,6 +972,10 @@ static int run_pass(struct host *h)
         .n_types = h->n_types,
         .shared = h->share.gpus,
         .n_shared = h->share.n,
+        .queue_origin = h->queue_off,
+        .queue_dirty = h->queue_dirty,
+        .n_queue_dirty = h->n_queue_dirty,
+        .queue_tracked = h->queue_tracked && !h->opt->untracked_queue,
     };
     if (policy_host_size_decisions(&h->out, &view) != 0)
         return oom(h);
@@ -948,6 +984,9 @@ static int run_pass(struct host *h)
         return -1;
     if (h->opt->on_pass)
         h->opt->on_pass(h->opt->hook_ctx, &view, &h->out);
+    /* the policy has seen the queue as it is: what follows changes it */
+    h->n_queue_dirty = 0;
+    h->queue_tracked = 1;
 
     if (apply_preemptions(h) != 0)
         return -1;
@@ -969,6 +1008,7 @@ static int run_pass(struct host *h)
             last_started = d->job_index;
     }
     if (started && h->n_queued - first_started <= last_started + 1) {
+        queue_changed(h, h->queue_off + first_started, h->queue_off + h->n_queued);
         /* close the gaps toward the head: what follows the first start
          * moves down (and started_now is all zeros again) */
         uint32_t n = first_started;
@@ -985,6 +1025,7 @@ static int run_pass(struct host *h)
     } else if (started) {
         /* starts near the head (FCFS starts there): what precedes the last
          * start moves up instead, and the queue begins further on */
+        queue_changed(h, h->queue_off, h->queue_off + last_started + 1);
         uint32_t n = last_started + 1;
         for (uint32_t i = last_started + 1; i-- > 0;) {
             if (h->started_now[i]) {

@@ -138,6 +138,9 @@ struct sim_options {
     sim_pass_hook on_pass;
     void *hook_ctx;
     const struct sim_models *models; /* NULL: the foundation's replay */
+    /* tests: tell the policy nothing of how the queue changed between
+     * passes (policy.h, ABI 4), as a host that does not track it would */
+    int untracked_queue;
 };
 
 struct sim_result {

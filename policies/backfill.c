@@ -30,7 +30,7 @@ const char *backfill_name(enum backfill_mode mode)
  * needs its slots at the instant it starts. */
 static int64_t job_duration(const struct policy_job *job)
 {
-    return job->estimate_us > 0 ? job->estimate_us : 1;
+    return queue_job_duration(job);
 }
 
 static int emit(struct policy_decisions *out, int32_t kind, uint32_t index, const struct policy_job *job,
@@ -346,7 +346,15 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
     if (emit(pass->out, POLICY_RESERVE, pass->order[head], hj, shadow, 0, 0) != 0)
         return -1;
 
+    /* ends_in_time below is now + duration <= shadow */
+    int64_t window = shadow == INT64_MAX ? INT64_MAX : shadow - v->now_us;
     for (uint32_t k = head + 1; k < v->n_queued && (free_now > 0 || v->n_shared > 0); k++) {
+        if (pass->index) {
+            /* past the jobs the tests below would skip, with what is free now */
+            k = queue_index_next(pass->index, v, k, free_now, extra, window);
+            if (k >= v->n_queued)
+                break;
+        }
         uint32_t qi = pass->order[k];
         const struct policy_job *job = &v->queued[qi];
         int32_t takes = slots_taken(pass, job);

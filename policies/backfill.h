@@ -42,6 +42,7 @@
 #include "policies/placement.h"
 #include "policies/policy.h"
 #include "policies/profile.h"
+#include "policies/queue_index.h"
 
 enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE, BACKFILL_GREEDY };
 
@@ -70,6 +71,10 @@ struct backfill_pass {
     struct policy_decisions *out;
     struct placement *placement;
     struct profile *profile;
+    /* EASY under FCFS (order is the identity, no hooks): the queue's index,
+     * so the walk behind the head visits only jobs that might start; NULL
+     * to read every job */
+    const struct queue_index *index;
     /* jobs started earlier in this pass, by ascending expected end, with
      * their allocations (into out->allocs) */
     int64_t *started_end;

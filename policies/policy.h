@@ -23,7 +23,7 @@
  *
  * A user's own policy is a shared object exporting
  *     const struct policy_ops *fleetsim_policy_entry(void);
- * whose abi_version must equal POLICY_ABI_VERSION.
+ * whose abi_version lies in [POLICY_ABI_OLDEST, POLICY_ABI_VERSION].
  */
 #ifndef FLEETSIM_POLICIES_POLICY_H
 #define FLEETSIM_POLICIES_POLICY_H
@@ -36,8 +36,14 @@
  * n_shared, cluster_view.shared).
  * 3: a job's node shape (policy_job.nodes, in what was 2's padding: the
  * layout is 2's). A plugin built against an earlier version is refused: it
- * would place a shaped job as it pleases and have its passes refused. */
-#define POLICY_ABI_VERSION 3u
+ * would place a shaped job as it pleases and have its passes refused.
+ * 4: how the queue changed since the last pass (cluster_view.queue_origin,
+ * queue_dirty, n_queue_dirty, queue_tracked, after 3's fields), so a
+ * policy may keep per-job state across passes. Only added information: a
+ * plugin built against 3 is still loaded (it never reads them). */
+#define POLICY_ABI_VERSION 4u
+/* The oldest plugin version hosts still load. */
+#define POLICY_ABI_OLDEST 3u
 
 enum policy_node_state {
     POLICY_NODE_UP = 0,
@@ -163,6 +169,21 @@ struct cluster_view {
      * policy_node.shared_first); NULL / 0 when none is shared. */
     const struct policy_shared_gpu *shared;
     uint32_t n_shared;
+
+    /* ABI 4: how the queue changed since this policy's previous decide(),
+     * so a policy can keep what it learnt of each waiting job instead of
+     * reading the whole queue every pass. queued[i] lies at coordinate
+     * queue_origin + i of the host's queue. When queue_tracked is 1, an
+     * entry whose coordinate lies in no range [queue_dirty[2k],
+     * queue_dirty[2k + 1]) holds the same job with the same fields (all
+     * but reserved_us, which follows the policy's RESERVEs) as that
+     * coordinate held in the previous call's view; entries new to the
+     * queue always lie in a range. When 0 (the first pass, a host that
+     * does not track, or one that moved its queue), nothing is promised. */
+    uint64_t queue_origin;
+    const uint64_t *queue_dirty;
+    uint32_t n_queue_dirty;
+    int32_t queue_tracked;
 };
 
 /* Whether a job may run on a node of type t (its GPU-model constraint). */

@@ -45,6 +45,8 @@ struct queue_policy {
     uint32_t identity_len; /* FCFS: order[0..identity_len) == 0, 1, 2, ... */
     struct placement placement;
     struct profile profile;
+    struct queue_index index; /* EASY under FCFS only (indexed) */
+    int indexed;
     struct backfill_pass pass;
 };
 
@@ -239,10 +241,14 @@ static int queue_policy_create(const char *params, void **state, char *err, size
     }
     placement_init(&q->placement);
     profile_init(&q->profile);
+    queue_index_init(&q->index);
     if (compose(q, spec, err, err_len) != 0) {
         queue_policy_destroy(q);
         return -1;
     }
+    /* the walk the index serves: EASY's, in arrival order, without hooks */
+    q->indexed = q->mode == BACKFILL_EASY && q->rank == RANK_CLASSIC && q->ordering == ORDERING_FCFS && !q->quota &&
+                 !q->preempting;
     q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
     return 0;
@@ -263,6 +269,7 @@ static void queue_policy_destroy(void *state)
     preempt_release(&q->preempt);
     placement_release(&q->placement);
     profile_release(&q->profile);
+    queue_index_release(&q->index);
     free(q->pass.started_end);
     free(q->pass.started_slots);
     free(q->pass.started_first);
@@ -385,6 +392,10 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
     struct queue_policy *q = state;
     out->n = 0;
     out->n_allocs = 0;
+    /* every pass, even one that decides nothing: the host's record of what
+     * changed covers only the time since the last call */
+    if (q->indexed && queue_index_update(&q->index, view) != 0)
+        return -1;
     if (view->n_queued == 0)
         return 0;
     /* Nothing can start on a full machine unless something is preempted
@@ -430,6 +441,7 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
     q->pass.out = out;
     q->pass.placement = &q->placement;
     q->pass.profile = &q->profile;
+    q->pass.index = q->indexed ? &q->index : NULL;
     q->pass.hooks = q->quota || q->preempting ? &q->hooks : NULL;
     q->pass.skip_running = q->preempting ? q->preempt.taken : NULL;
     return backfill_run(q->mode, &q->pass);

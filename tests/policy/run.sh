@@ -21,14 +21,16 @@ check "replay with the example plugin" "$FLEETSIM" replay -q --policy "$example"
 "$FLEETSIM" replay -q --json --policy "$example" $demo >"$TMP/b.json"
 if cmp -s "$TMP/a.json" "$TMP/b.json"; then pass; else fail "plugin replay is not deterministic"; fi
 expect_exit 2 "plugin with a wrong ABI" "$FLEETSIM" replay -q --policy "$bad_abi" $demo
-if grep -q "has ABI version 42, but this fleetsim needs 3: rebuild it" "$TMP/err"; then pass
+if grep -q "has ABI version 42, but this fleetsim needs 3 to 4: rebuild it" "$TMP/err"; then pass
 else fail "ABI mismatch message: $(cat "$TMP/err")"; fi
 expect_exit 2 "plugin built against ABI 1" "$FLEETSIM" replay -q --policy "$BUILD/tests/policy/plugin_old_abi.so" $demo
-if grep -q "has ABI version 1, but this fleetsim needs 3: rebuild it against this fleetsim's policies/policy.h (version 2 added GPU fractions" "$TMP/err"; then pass
+if grep -q "has ABI version 1, but this fleetsim needs 3 to 4: rebuild it against this fleetsim's policies/policy.h (version 2 added GPU fractions" "$TMP/err"; then pass
 else fail "ABI 1 message: $(cat "$TMP/err")"; fi
 expect_exit 2 "plugin built against ABI 2" "$FLEETSIM" replay -q --policy "$BUILD/tests/policy/plugin_abi2.so" $demo
-if grep -q "has ABI version 2, but this fleetsim needs 3: rebuild it against this fleetsim's policies/policy.h (version 3 added a job's node shape, policy_job.nodes" "$TMP/err"; then pass
+if grep -q "has ABI version 2, but this fleetsim needs 3 to 4: rebuild it against this fleetsim's policies/policy.h (version 3 added a job's node shape, policy_job.nodes" "$TMP/err"; then pass
 else fail "ABI 2 message: $(cat "$TMP/err")"; fi
+# ABI 4 only added information to the view: a plugin built against 3 loads
+check "plugin built against ABI 3 loads" "$FLEETSIM" policy describe "$BUILD/tests/policy/plugin_abi3.so"
 # ABI 2: the example plugin places fractional and GPU-model-constrained jobs
 # the checker accepts (a refused pass would exit 1)
 printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,V100M16\nn1,1,1,4,T4\n' >"$TMP/nodes.csv"

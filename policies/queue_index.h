@@ -1,0 +1,50 @@
+/* queue_index: what EASY's walk over a deep queue asks of each waiting job,
+ * kept across passes, so that a pass visits only the jobs that might start.
+ *
+ * Under FCFS the walk behind the head visits the queue in arrival order
+ * and skips every job that needs more slots than are free, or that would
+ * outlast the head's reservation (the shadow) and take more than the
+ * slots the head leaves spare then. On a saturated cluster that is nearly
+ * every job, and reading tens of thousands of them every pass was most of
+ * a year-long forecast. The index is a tree of minima over the host's
+ * queue coordinates (policy.h, ABI 4): per job its slots (0 for a
+ * fractional job, which may take none) and its duration; a subtree whose
+ * least slots exceed the free slots, or whose least slots exceed the spare
+ * ones and whose least duration outlasts the shadow, holds no job the walk
+ * would try, and is passed over whole. Minima over more jobs than the
+ * queue holds only pass over less, so what the walk tries is exactly what
+ * it tried reading every job (tests/unit/test_queue_index.c checks both).
+ * Each pass brings the tree up to date from the host's record of what
+ * changed (appends, starts, requeues), or rebuilds it when the host gives
+ * none. */
+#ifndef FLEETSIM_POLICIES_QUEUE_INDEX_H
+#define FLEETSIM_POLICIES_QUEUE_INDEX_H
+
+#include <stdint.h>
+
+#include "policies/policy.h"
+
+/* What backfilling counts as a job's length: its estimate, at least 1 us. */
+static inline int64_t queue_job_duration(const struct policy_job *job)
+{
+    return job->estimate_us > 0 ? job->estimate_us : 1;
+}
+
+struct queue_index {
+    uint64_t size;        /* leaves: queue coordinates [0, size); 0 = never built */
+    int32_t *slots;       /* per tree node (root 1, leaf c at size + c): least slots */
+    int64_t *dur;         /* per tree node: least duration */
+    uint64_t origin, end; /* the coordinates the queue held at the last update */
+};
+
+void queue_index_init(struct queue_index *x);
+void queue_index_release(struct queue_index *x);
+/* Brings the index up to the view's queue. Returns 0, or -1 (memory). */
+int queue_index_update(struct queue_index *x, const struct cluster_view *v);
+/* The first queue position at or after `from` whose job might start: one
+ * with at most `room` slots that ends within `window` or takes at most
+ * `extra` slots (a fractional job always might); v->n_queued when none. */
+uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view *v, uint32_t from, int64_t room,
+                          int64_t extra, int64_t window);
+
+#endif

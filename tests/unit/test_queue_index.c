@@ -1,0 +1,182 @@
+/* The queue index (policies/queue_index) against a plain scan of the
+ * queue, kept up to date from a change record like the simulation host's
+ * over thousands of random appends, starts (gaps closed toward either end),
+ * requeues near the head and moves of the whole queue; and whole replays
+ * with and without the record, start for start. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/queue_index.h"
+#include "sim/pcg32.h"
+#include "tests/unit/sim_fixture.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+
+enum { CAP = 3000, MAX_DIRT = 64 };
+
+struct model_queue {
+    struct policy_job buf[CAP];
+    uint32_t off, n;
+    uint64_t dirt[2 * MAX_DIRT];
+    uint32_t n_dirt;
+    int tracked;
+    int64_t next_id;
+};
+
+static void dirty(struct model_queue *m, uint64_t a, uint64_t b)
+{
+    if (m->n_dirt == MAX_DIRT) {
+        m->tracked = 0; /* too much to say: a host may say nothing */
+        return;
+    }
+    m->dirt[2 * m->n_dirt] = a;
+    m->dirt[2 * m->n_dirt + 1] = b;
+    m->n_dirt++;
+}
+
+static struct policy_job random_job(struct model_queue *m, struct pcg32 *r)
+{
+    struct policy_job j = {0};
+    j.id = ++m->next_id;
+    j.slots = 1 + (int32_t)pcg32_bounded(r, pcg32_bounded(r, 4) == 0 ? 64 : 8);
+    j.estimate_us = pcg32_bounded(r, 20) == 0 ? 0 : 1 + (int64_t)pcg32_bounded(r, 1000);
+    if (pcg32_bounded(r, 10) == 0) {
+        j.slots = 1;
+        j.milli = 1 + (int32_t)pcg32_bounded(r, 999);
+    }
+    return j;
+}
+
+/* The walk's own test, job by job. */
+static uint32_t scan_next(const struct model_queue *m, uint32_t from, int64_t room, int64_t extra, int64_t window)
+{
+    for (uint32_t k = from; k < m->n; k++) {
+        const struct policy_job *j = &m->buf[m->off + k];
+        int64_t s = j->milli > 0 ? 0 : j->slots;
+        if (s <= room && (queue_job_duration(j) <= window || s <= extra))
+            return k;
+    }
+    return m->n;
+}
+
+static void change(struct model_queue *m, struct pcg32 *r)
+{
+    uint32_t what = pcg32_bounded(r, 10);
+    if (what < 4 && m->off + m->n < CAP) { /* arrivals at the end */
+        uint32_t k = 1 + pcg32_bounded(r, 30);
+        if (k > CAP - m->off - m->n)
+            k = CAP - m->off - m->n;
+        for (uint32_t i = 0; i < k; i++)
+            m->buf[m->off + m->n + i] = random_job(m, r);
+        dirty(m, m->off + m->n, m->off + m->n + k);
+        m->n += k;
+    } else if (what < 8 && m->n > 0) { /* starts: near the head, or anywhere */
+        uint8_t gone[CAP] = {0};
+        uint32_t first = m->n, last = 0, k = 1 + pcg32_bounded(r, 5);
+        for (uint32_t i = 0; i < k; i++) {
+            uint32_t p = pcg32_bounded(r, 2) ? pcg32_bounded(r, m->n < 8 ? m->n : 8) : pcg32_bounded(r, m->n);
+            gone[p] = 1;
+            first = p < first ? p : first;
+            last = p > last ? p : last;
+        }
+        uint32_t removed = 0;
+        for (uint32_t p = 0; p < m->n; p++)
+            removed += gone[p];
+        if (m->n - first <= last + 1) { /* close toward the head */
+            dirty(m, m->off + first, m->off + m->n);
+            uint32_t w = first;
+            for (uint32_t p = first; p < m->n; p++)
+                if (!gone[p])
+                    m->buf[m->off + w++] = m->buf[m->off + p];
+        } else { /* toward the end: the queue begins further on */
+            dirty(m, m->off, m->off + last + 1);
+            uint32_t w = last + 1;
+            for (uint32_t p = last + 1; p-- > 0;)
+                if (!gone[p])
+                    m->buf[m->off + --w] = m->buf[m->off + p];
+            m->off += removed;
+        }
+        m->n -= removed;
+    } else if (what == 8 && m->off > 0 && m->n > 0) { /* a requeue near the head */
+        uint32_t pos = pcg32_bounded(r, m->n < 4 ? m->n : 4);
+        m->off--;
+        memmove(&m->buf[m->off], &m->buf[m->off + 1], pos * sizeof m->buf[0]);
+        m->buf[m->off + pos] = random_job(m, r);
+        m->n++;
+        dirty(m, m->off, m->off + pos + 1);
+    } else if (what == 9) { /* the queue moves: nothing can be said */
+        memmove(&m->buf[0], &m->buf[m->off], m->n * sizeof m->buf[0]);
+        m->off = 0;
+        m->tracked = 0;
+    }
+}
+
+static void test_next_equals_scan(void)
+{
+    static struct model_queue m;
+    struct pcg32 r;
+    pcg32_stream(&r, 5, RNG_TEST, 41);
+    struct queue_index x;
+    queue_index_init(&x);
+    memset(&m, 0, sizeof m);
+    int wrong = 0, found = 0, incremental = 0;
+    for (int step = 0; step < 4000 && !wrong; step++) {
+        change(&m, &r);
+        struct cluster_view v = {.queued = &m.buf[m.off], .n_queued = m.n, .queue_origin = m.off,
+                                 .queue_dirty = m.dirt, .n_queue_dirty = m.n_dirt, .queue_tracked = m.tracked};
+        incremental += m.tracked;
+        if (!CHECK_INT(queue_index_update(&x, &v), 0))
+            break;
+        m.n_dirt = 0;
+        m.tracked = 1;
+        for (int q = 0; q < 20; q++) {
+            uint32_t from = pcg32_bounded(&r, m.n + 2);
+            int64_t room = (int64_t)pcg32_bounded(&r, 70) - 2, extra = (int64_t)pcg32_bounded(&r, 70) - 10;
+            int64_t window = pcg32_bounded(&r, 8) == 0 ? INT64_MAX : (int64_t)pcg32_bounded(&r, 1100) - 50;
+            uint32_t want = scan_next(&m, from < m.n ? from : m.n, room, extra, window);
+            uint32_t got = queue_index_next(&x, &v, from, room, extra, window);
+            found += want < m.n;
+            if (!CHECK_INT(got, want)) {
+                printf("  step %d: from %u room %lld extra %lld window %lld, queue of %u at %u\n", step, from,
+                       (long long)room, (long long)extra, (long long)window, m.n, m.off);
+                wrong = 1;
+                break;
+            }
+        }
+    }
+    CHECK(found > 10000);     /* the queries do find jobs */
+    CHECK(incremental > 3000); /* most steps update from the record */
+    queue_index_release(&x);
+}
+
+/* Whole replays under the policies the index serves, the host's record
+ * given and withheld: the same start for every job. */
+static void test_replay_with_and_without_record(void)
+{
+    const char *specs[] = {"fcfs+easy", "fcfs+easy+spread", "fcfs+easy+pack"};
+    for (int s = 0; s < 3; s++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            struct workload w;
+            fixture_random_workload(&w, 3000, 16, 100 * seed + (uint64_t)s);
+            double *a = malloc(w.n * sizeof *a), *b = malloc(w.n * sizeof *b);
+            struct sim_options opt;
+            sim_options_init(&opt);
+            CHECK_INT(fixture_replay(&w, 4, 4, specs[s], a, &opt), 0);
+            opt.untracked_queue = 1;
+            CHECK_INT(fixture_replay(&w, 4, 4, specs[s], b, &opt), 0);
+            if (!CHECK(memcmp(a, b, w.n * sizeof *a) == 0))
+                printf("  %s, seed %llu\n", specs[s], (unsigned long long)seed);
+            free(a);
+            free(b);
+            workload_release(&w);
+        }
+}
+
+void suite_queue_index(void)
+{
+    test_run("queue index: the next job that might start equals a scan, over 4,000 random changes",
+             test_next_equals_scan);
+    test_run("queue index: replays with and without the host's record start every job alike",
+             test_replay_with_and_without_record);
+}
