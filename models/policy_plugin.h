@@ -7,8 +7,8 @@
  * create()) for the simulator, the agent and the contract suite alike.
  *
  * A plugin exports `fleetsim_policy_entry` (POLICY_ENTRY_SYMBOL) returning
- * its policy_ops, whose abi_version must equal POLICY_ABI_VERSION; it may
- * export `fleetsim_policy_params` (POLICY_PARAMS_SYMBOL) for its parameter
+ * its policy_ops, whose abi_version must lie in [POLICY_ABI_OLDEST,
+ * POLICY_ABI_VERSION]; it may export `fleetsim_policy_params` (POLICY_PARAMS_SYMBOL) for its parameter
  * table. A mismatch, a missing symbol or an incomplete table is a clear
  * error naming the file. The instance owns the dlopen handle: unload
  * destroys the policy state, then closes the library.

@@ -178,8 +178,16 @@ struct cluster_view {
      * queue_dirty[2k + 1]) holds the same job with the same fields (all
      * but reserved_us, which follows the policy's RESERVEs) as that
      * coordinate held in the previous call's view; entries new to the
-     * queue always lie in a range. When 0 (the first pass, a host that
-     * does not track, or one that moved its queue), nothing is promised. */
+     * queue always lie in a range. Ranges may overlap, may reach past
+     * either end of the queue, and may name coordinates the queue no
+     * longer holds: what lies outside [queue_origin, queue_origin +
+     * n_queued) is simply not queued any more. Coordinates have no fixed
+     * bound (size what you keep from queue_origin + n_queued); queue_dirty
+     * may be NULL when n_queue_dirty is 0. When queue_tracked is 0 (the
+     * first pass, a host that does not track, or one that moved its queue
+     * in memory), nothing is promised. The record covers the time since
+     * the previous call, so a policy that keeps state reads it on every
+     * call, including those where it decides nothing. */
     uint64_t queue_origin;
     const uint64_t *queue_dirty;
     uint32_t n_queue_dirty;

@@ -43,7 +43,8 @@ void queue_index_release(struct queue_index *x);
 int queue_index_update(struct queue_index *x, const struct cluster_view *v);
 /* The first queue position at or after `from` whose job might start: one
  * with at most `room` slots that ends within `window` or takes at most
- * `extra` slots (a fractional job always might); v->n_queued when none. */
+ * `extra` slots, a fractional job counting as none (it may join a shared
+ * GPU; the walk then decides); v->n_queued when none. */
 uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view *v, uint32_t from, int64_t room,
                           int64_t extra, int64_t window);
 

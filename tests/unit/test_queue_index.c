@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/backfill.h"
+#include "policies/placement.h"
 #include "policies/queue_index.h"
 #include "sim/pcg32.h"
 #include "tests/unit/sim_fixture.h"
@@ -173,10 +175,129 @@ static void test_replay_with_and_without_record(void)
         }
 }
 
+/* EASY's pass itself, with the index and reading every job, on random
+ * views of a busy cluster with deep queues of whole, fractional and shaped
+ * jobs: the same decisions and allocations, byte for byte. This is the
+ * claim the index is held to; the replay test below only compares the
+ * index kept from the record with the index rebuilt. */
+enum { V_NODES = 48, V_SLOTS = 8, V_QUEUED = 600 };
+
+static void fill_view(struct pcg32 *r, struct cluster_view *v, struct policy_node *nodes, uint32_t *with_free,
+                      struct policy_running *running, uint32_t *by_end, struct policy_alloc *allocs,
+                      struct policy_job *queued)
+{
+    int64_t now = 1000000000;
+    uint32_t n_run = 0;
+    *v = (struct cluster_view){.now_us = now, .nodes = nodes, .n_nodes = V_NODES, .nodes_with_free = with_free,
+                               .running = running, .running_by_end = by_end, .allocs = allocs, .queued = queued};
+    for (uint32_t i = 0; i < V_NODES; i++) {
+        nodes[i] = (struct policy_node){0, POLICY_NODE_UP, V_SLOTS, V_SLOTS, (int32_t)(i / 4), (int32_t)(i / 8),
+                                        (int32_t)(i / 16), 0, 0, 0};
+        while (nodes[i].free_slots > 0 && pcg32_bounded(r, 100) < 85) {
+            int32_t g = 1 + (int32_t)pcg32_bounded(r, (uint32_t)nodes[i].free_slots);
+            nodes[i].free_slots -= g;
+            int64_t start = now - (int64_t)pcg32_bounded(r, 3600) * 1000000;
+            int64_t est = (60 + (int64_t)pcg32_bounded(r, 7200)) * 1000000;
+            running[n_run] = (struct policy_running){{(int64_t)n_run + 1, start, est, g, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0},
+                                                     start, start + est, n_run, 1};
+            allocs[n_run] = (struct policy_alloc){(int32_t)i, g, 0, 0};
+            n_run++;
+        }
+        v->total_slots += V_SLOTS;
+        v->free_slots += nodes[i].free_slots;
+        if (nodes[i].free_slots > 0)
+            with_free[v->n_nodes_with_free++] = i;
+    }
+    for (uint32_t i = 0; i < n_run; i++) { /* by expected end, ties by index */
+        uint32_t k = i;
+        while (k > 0 && running[by_end[k - 1]].expected_end_us > running[i].expected_end_us) {
+            by_end[k] = by_end[k - 1];
+            k--;
+        }
+        by_end[k] = i;
+    }
+    v->n_running = n_run;
+    v->n_queued = 1 + pcg32_bounded(r, V_QUEUED);
+    for (uint32_t k = 0; k < v->n_queued; k++) {
+        int32_t slots = 1 + (int32_t)pcg32_bounded(r, pcg32_bounded(r, 3) == 0 ? 32 : 4), nodes_of = 0, milli = 0;
+        if (pcg32_bounded(r, 8) == 0 && slots % 2 == 0)
+            nodes_of = 2; /* two nodes, half on each */
+        if (pcg32_bounded(r, 10) == 0) {
+            slots = 1;
+            milli = 100 + (int32_t)pcg32_bounded(r, 800);
+        }
+        queued[k] = (struct policy_job){(int64_t)(1000 + k), now - 1000000, (1 + (int64_t)pcg32_bounded(r, 9000)) * 1000000,
+                                        slots, 0, 0, 0, 0, -1, 0, 0, 0, 0, milli, nodes_of};
+    }
+}
+
+static int easy_pass(const struct cluster_view *v, const struct queue_index *x, struct policy_decisions *out)
+{
+    static uint32_t order[V_QUEUED];
+    for (uint32_t k = 0; k < v->n_queued; k++)
+        order[k] = k;
+    struct placement pl;
+    struct profile pr;
+    placement_init(&pl);
+    profile_init(&pr);
+    struct backfill_pass pass = {.view = v, .order = order, .out = out, .placement = &pl, .profile = &pr, .index = x};
+    out->n = out->n_allocs = 0;
+    int rc = backfill_run(BACKFILL_EASY, &pass);
+    free(pass.started_end);
+    free(pass.started_slots);
+    free(pass.started_first);
+    free(pass.started_count);
+    free(pass.node_free);
+    free(pass.node_kept);
+    free(pass.placing);
+    placement_release(&pl);
+    profile_release(&pr);
+    return rc;
+}
+
+static void test_pass_equals_full_walk(void)
+{
+    static struct policy_node nodes[V_NODES];
+    static uint32_t with_free[V_NODES], by_end[V_NODES * V_SLOTS];
+    static struct policy_running running[V_NODES * V_SLOTS];
+    static struct policy_alloc allocs[V_NODES * V_SLOTS], a_allocs[V_QUEUED * 4], b_allocs[V_QUEUED * 4];
+    static struct policy_job queued[V_QUEUED];
+    static struct policy_decision a_items[V_QUEUED + 8], b_items[V_QUEUED + 8];
+    struct pcg32 r;
+    pcg32_stream(&r, 9, RNG_TEST, 43);
+    int differ = 0, started = 0, skipped_by_index = 0;
+    for (int view = 0; view < 300 && !differ; view++) {
+        struct cluster_view v;
+        fill_view(&r, &v, nodes, with_free, running, by_end, allocs, queued);
+        struct queue_index x;
+        queue_index_init(&x);
+        if (!CHECK_INT(queue_index_update(&x, &v), 0))
+            break;
+        struct policy_decisions a = {.items = a_items, .cap = V_QUEUED + 8, .allocs = a_allocs, .cap_allocs = V_QUEUED * 4};
+        struct policy_decisions b = {.items = b_items, .cap = V_QUEUED + 8, .allocs = b_allocs, .cap_allocs = V_QUEUED * 4};
+        CHECK_INT(easy_pass(&v, NULL, &a), 0);
+        CHECK_INT(easy_pass(&v, &x, &b), 0);
+        if (!CHECK_INT(b.n, a.n) || memcmp(a.items, b.items, a.n * sizeof *a.items) != 0 ||
+            !CHECK_INT(b.n_allocs, a.n_allocs) || memcmp(a.allocs, b.allocs, a.n_allocs * sizeof *a.allocs) != 0) {
+            printf("  view %d: %u decisions read in full, %u with the index\n", view, a.n, b.n);
+            differ = 1;
+        }
+        for (uint32_t k = 0; k < a.n; k++)
+            started += a.items[k].kind == POLICY_START;
+        skipped_by_index += queue_index_next(&x, &v, 0, 0, -1, 0) == v.n_queued;
+        queue_index_release(&x);
+    }
+    CHECK_INT(differ, 0);
+    CHECK(started > 300); /* the walks do start jobs */
+    CHECK(skipped_by_index > 0);
+}
+
 void suite_queue_index(void)
 {
     test_run("queue index: the next job that might start equals a scan, over 4,000 random changes",
              test_next_equals_scan);
+    test_run("queue index: EASY's pass decides alike with the index and reading every job, on 300 views",
+             test_pass_equals_full_walk);
     test_run("queue index: replays with and without the host's record start every job alike",
              test_replay_with_and_without_record);
 }
