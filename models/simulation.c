@@ -10,6 +10,7 @@
 #include "models/periods.h"
 #include "models/policy_host.h"
 #include "models/runtime_model.h"
+#include "models/waiting_queue.h"
 #include "sim/pcg32.h"
 #include "sim/buffers.h"
 
@@ -50,9 +51,6 @@ struct progress {
     int32_t job_class;
 };
 
-/* Ranges of changed queue coordinates kept apart before they merge. */
-enum { QUEUE_DIRTY_RANGES = 8 };
-
 struct host {
     const struct workload *w;
     const struct cluster *c;
@@ -75,18 +73,7 @@ struct host {
     uint32_t n_with_free;
     int64_t total_slots, free_slots; /* over nodes that take jobs */
 
-    /* The queue, in arrival order: queued[0..n_queued) as the view shows
-     * it, at queue_off in buffers of cap_queued, so that jobs leaving near
-     * the head move what lies before them and not the whole queue. */
-    struct policy_job *queued, *queued_buf;
-    uint32_t *queued_w, *queued_w_buf; /* workload index of each queued job */
-    uint32_t n_queued, cap_queued, queue_off;
-    uint8_t *started_now; /* per queued position, during a pass */
-    /* what changed in the queue since the last pass (the view's ABI 4
-     * record): coordinates (queue_off + position) in ranges */
-    uint64_t queue_dirty[2 * QUEUE_DIRTY_RANGES];
-    uint32_t n_queue_dirty;
-    int queue_tracked; /* 0 until a first pass, and after the queue moved */
+    struct waiting_queue queue; /* in arrival order, as the view shows it */
 
     struct policy_running *running;
     struct progress *prog;
@@ -429,105 +416,23 @@ static void notify(struct host *h, int32_t kind, const struct policy_job *job, i
         h->policy_failed = 1;
 }
 
-/* Notes that queue coordinates [a, b) may hold other jobs for the next
- * pass (policy.h, ABI 4); past QUEUE_DIRTY_RANGES ranges, one covers all. */
-static void queue_changed(struct host *h, uint64_t a, uint64_t b)
-{
-    if (a >= b)
-        return;
-    if (h->n_queue_dirty == QUEUE_DIRTY_RANGES) {
-        for (uint32_t k = 0; k < h->n_queue_dirty; k++) {
-            if (h->queue_dirty[2 * k] < a)
-                a = h->queue_dirty[2 * k];
-            if (h->queue_dirty[2 * k + 1] > b)
-                b = h->queue_dirty[2 * k + 1];
-        }
-        h->n_queue_dirty = 0;
-    }
-    h->queue_dirty[2 * h->n_queue_dirty] = a;
-    h->queue_dirty[2 * h->n_queue_dirty + 1] = b;
-    h->n_queue_dirty++;
-}
-
-/* Moves the queue to the start of its buffers: every coordinate changes. */
-static void queue_slide(struct host *h)
-{
-    h->queue_tracked = 0;
-    h->n_queue_dirty = 0;
-    memmove(h->queued_buf, h->queued, h->n_queued * sizeof *h->queued);
-    memmove(h->queued_w_buf, h->queued_w, h->n_queued * sizeof *h->queued_w);
-    h->queue_off = 0;
-    h->queued = h->queued_buf;
-    h->queued_w = h->queued_w_buf;
-}
-
-/* Room for one more job at the end of the queue. The room the head's
- * departures left is reused once it is a quarter of the queue (so a
- * slide costs O(1) a job), otherwise the buffers grow (by at most a
- * quarter wasted). */
-static int queue_room(struct host *h)
-{
-    if (h->queue_off + h->n_queued < h->cap_queued)
-        return 0;
-    if (h->queue_off > 0 && h->queue_off >= h->n_queued / 4) {
-        queue_slide(h);
-        return 0;
-    }
-    uint32_t old_cap = h->cap_queued, cap = old_cap;
-    struct policy_job *q = h->queued_buf;
-    if (buffers_grow((void **)&q, &cap, h->queue_off + h->n_queued + 1, sizeof *q) != 0)
-        return oom(h);
-    h->queued_buf = q;
-    h->cap_queued = cap;
-    h->queued = q + h->queue_off;
-    void *qw = realloc(h->queued_w_buf, cap * sizeof *h->queued_w_buf);
-    if (!qw)
-        return oom(h); /* cap_queued counts for queued_buf only until this succeeds */
-    h->queued_w_buf = qw;
-    h->queued_w = h->queued_w_buf + h->queue_off;
-    void *sn = realloc(h->started_now, cap * sizeof *h->started_now);
-    if (!sn)
-        return oom(h);
-    h->started_now = sn;
-    /* started_now is all zeros between passes */
-    memset(h->started_now + old_cap, 0, (cap - old_cap) * sizeof *h->started_now);
-    return 0; /* every job keeps its coordinate: the policy's record holds */
-}
-
 /* Queues workload job wi at its place in arrival order (a requeued job goes
  * back where it arrived). */
 static int enqueue(struct host *h, uint32_t wi)
 {
-    if (queue_room(h) != 0)
-        return -1;
+    uint32_t pos;
+    if (waiting_queue_insert(&h->queue, wi, &pos) != 0)
+        return oom(h);
     const struct job *j = &h->w->jobs[wi];
-    uint32_t pos = h->n_queued;
-    while (pos > 0 && h->queued_w[pos - 1] > wi)
-        pos--;
-    if (pos < h->n_queued - pos && h->queue_off > 0) {
-        /* near the head: the jobs before it move down one */
-        h->queue_off--;
-        h->queued--;
-        h->queued_w--;
-        memmove(h->queued, h->queued + 1, pos * sizeof *h->queued);
-        memmove(h->queued_w, h->queued_w + 1, pos * sizeof *h->queued_w);
-        queue_changed(h, h->queue_off, h->queue_off + pos + 1);
-    } else {
-        memmove(&h->queued[pos + 1], &h->queued[pos], (h->n_queued - pos) * sizeof *h->queued);
-        memmove(&h->queued_w[pos + 1], &h->queued_w[pos], (h->n_queued - pos) * sizeof *h->queued_w);
-        queue_changed(h, h->queue_off + pos, h->queue_off + h->n_queued + 1);
-    }
     sim_time estimate = simulation_estimate(j);
     if (j->limit_us < 0 && h->done_us[wi] > 0)
         estimate = j->runtime_us - (sim_time)h->done_us[wi];
     /* its GPU-model constraint as node types, and its share of one GPU */
     uint64_t types = j->gpu_models > 0 && h->constraint_mask ? h->constraint_mask[j->gpu_models - 1] : 0;
     int32_t milli = j->slots == 1 && j->gpu_milli < POLICY_MILLI_PER_GPU ? j->gpu_milli : 0;
-    h->queued[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
-                                         (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j),
-                                         types, milli, milli ? 0 : j->nodes};
-    h->queued_w[pos] = wi;
-    h->n_queued++;
+    h->queue.jobs[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
+                                             (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j),
+                                             types, milli, milli ? 0 : j->nodes};
     h->queued_slots += j->slots;
     h->changed = 1;
     return 0;
@@ -779,7 +684,7 @@ static int on_retirement(struct host *h, size_t index)
 static int on_sample(struct host *h, uint32_t k)
 {
     h->res->samples[k] = (struct sim_sample){(double)h->present_slots, (double)h->in_use_slots,
-                                             (double)h->queued_slots, (double)h->n_queued};
+                                             (double)h->queued_slots, (double)h->queue.n};
     if (k + 1 < h->opt->n_samples &&
         !engine_schedule(&h->eng, h->opt->period_start_us + (sim_time)(k + 1) * h->opt->sample_us, EVENT_CLASS_TIMER,
                          SIM_EV_SAMPLE, k + 1, 0))
@@ -850,7 +755,7 @@ static double progress_rate(const struct host *h, const struct progress *p)
 /* Applies one START (policy_host_decide checked it). */
 static int apply_start(struct host *h, const struct policy_decision *d)
 {
-    struct policy_job *q = &h->queued[d->job_index];
+    struct policy_job *q = &h->queue.jobs[d->job_index];
     int64_t sum = 0;
     for (uint32_t k = 0; k < d->alloc_count; k++) {
         const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
@@ -884,7 +789,7 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     if (buffers_grow((void **)&h->allocs, &h->cap_allocs, h->n_allocs + d->alloc_count, sizeof *h->allocs) != 0)
         return oom(h);
 
-    uint32_t wi = h->queued_w[d->job_index];
+    uint32_t wi = h->queue.w[d->job_index];
     const struct job *j = &h->w->jobs[wi];
     sim_time now = engine_now(&h->eng);
     uint32_t s = h->n_running;
@@ -913,7 +818,7 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     h->by_end[pos] = s;
     h->n_running++;
 
-    h->started_now[d->job_index] = 1;
+    waiting_queue_mark(&h->queue, d->job_index);
     struct sim_job_result *res = &h->res->jobs[wi];
     if (res->start_us < 0)
         res->start_us = now;
@@ -962,8 +867,6 @@ static int run_pass(struct host *h)
         .n_nodes_with_free = h->n_with_free,
         .total_slots = h->total_slots,
         .free_slots = h->free_slots,
-        .queued = h->queued,
-        .n_queued = h->n_queued,
         .running = h->running,
         .running_by_end = h->by_end,
         .n_running = h->n_running,
@@ -972,11 +875,8 @@ static int run_pass(struct host *h)
         .n_types = h->n_types,
         .shared = h->share.gpus,
         .n_shared = h->share.n,
-        .queue_origin = h->queue_off,
-        .queue_dirty = h->queue_dirty,
-        .n_queue_dirty = h->n_queue_dirty,
-        .queue_tracked = h->queue_tracked && !h->opt->untracked_queue,
     };
+    waiting_queue_view(&h->queue, &view, !h->opt->untracked_queue);
     if (policy_host_size_decisions(&h->out, &view) != 0)
         return oom(h);
     h->res->stats.passes++;
@@ -984,70 +884,29 @@ static int run_pass(struct host *h)
         return -1;
     if (h->opt->on_pass)
         h->opt->on_pass(h->opt->hook_ctx, &view, &h->out);
-    /* the policy has seen the queue as it is: what follows changes it */
-    h->n_queue_dirty = 0;
-    h->queue_tracked = 1;
+    waiting_queue_seen(&h->queue); /* what follows changes it */
 
     if (apply_preemptions(h) != 0)
         return -1;
-    uint32_t started = 0, first_started = h->n_queued, last_started = 0;
     for (uint32_t k = 0; k < h->out.n; k++) {
         const struct policy_decision *d = &h->out.items[k];
         if (d->kind == POLICY_PREEMPT)
             continue;
         if (d->kind == POLICY_RESERVE) {
-            h->queued[d->job_index].reserved_us = d->at_us;
+            h->queue.jobs[d->job_index].reserved_us = d->at_us;
             continue;
         }
         if (apply_start(h, d) != 0)
             return -1;
-        started++;
-        if (d->job_index < first_started)
-            first_started = d->job_index;
-        if (d->job_index > last_started)
-            last_started = d->job_index;
     }
-    if (started && h->n_queued - first_started <= last_started + 1) {
-        queue_changed(h, h->queue_off + first_started, h->queue_off + h->n_queued);
-        /* close the gaps toward the head: what follows the first start
-         * moves down (and started_now is all zeros again) */
-        uint32_t n = first_started;
-        for (uint32_t i = first_started; i < h->n_queued; i++) {
-            if (h->started_now[i]) {
-                h->started_now[i] = 0;
-                continue;
-            }
-            h->queued[n] = h->queued[i];
-            h->queued_w[n] = h->queued_w[i];
-            n++;
-        }
-        h->n_queued = n;
-    } else if (started) {
-        /* starts near the head (FCFS starts there): what precedes the last
-         * start moves up instead, and the queue begins further on */
-        queue_changed(h, h->queue_off, h->queue_off + last_started + 1);
-        uint32_t n = last_started + 1;
-        for (uint32_t i = last_started + 1; i-- > 0;) {
-            if (h->started_now[i]) {
-                h->started_now[i] = 0;
-                continue;
-            }
-            n--;
-            h->queued[n] = h->queued[i];
-            h->queued_w[n] = h->queued_w[i];
-        }
-        h->queue_off += started;
-        h->queued += started;
-        h->queued_w += started;
-        h->n_queued -= started;
-    }
+    waiting_queue_close_gaps(&h->queue);
     /* the preempted go back to the queue only now: the STARTs above named
      * queue positions of the view the policy saw */
     for (uint32_t i = 0; i < h->n_preempt; i++)
         if (enqueue(h, h->preempt_w[i]) != 0)
             return -1;
-    if (h->n_queued > h->res->stats.max_queue_len)
-        h->res->stats.max_queue_len = h->n_queued;
+    if (h->queue.n > h->res->stats.max_queue_len)
+        h->res->stats.max_queue_len = h->queue.n;
     return 0;
 }
 
@@ -1055,7 +914,7 @@ static int run_pass(struct host *h)
  * pass over an unchanged state would decide nothing new). */
 static int pass_if_changed(struct host *h)
 {
-    if (!h->changed || h->n_queued == 0)
+    if (!h->changed || h->queue.n == 0)
         return 0;
     h->changed = 0;
     return run_pass(h);
@@ -1113,7 +972,7 @@ static int handle_instant_end(void *ctx, sim_time now)
         ps->peak_queued_slots = (double)h->queued_slots;
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
-    if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->n_queued == 0 && h->n_running == 0)
+    if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->queue.n == 0 && h->n_running == 0)
         return SIM_DONE;
     return 0;
 }
@@ -1225,9 +1084,7 @@ static void host_release(struct host *h)
     free(h->life);
     free(h->with_free);
     free(h->with_free_pos);
-    free(h->queued_buf);
-    free(h->queued_w_buf);
-    free(h->started_now);
+    waiting_queue_release(&h->queue);
     free(h->running);
     free(h->prog);
     free(h->running_w);

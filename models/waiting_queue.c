@@ -1,0 +1,180 @@
+#include "models/waiting_queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/buffers.h"
+
+void waiting_queue_init(struct waiting_queue *q)
+{
+    memset(q, 0, sizeof *q);
+}
+
+void waiting_queue_release(struct waiting_queue *q)
+{
+    if (!q)
+        return;
+    free(q->jobs_buf);
+    free(q->w_buf);
+    free(q->leaving);
+    waiting_queue_init(q);
+}
+
+/* Notes that coordinates [a, b) may hold other jobs at the next view; past
+ * WAITING_QUEUE_RANGES ranges, one covers them all. */
+static void changed(struct waiting_queue *q, uint64_t a, uint64_t b)
+{
+    if (a >= b)
+        return;
+    if (q->n_dirty == WAITING_QUEUE_RANGES) {
+        for (uint32_t k = 0; k < q->n_dirty; k++) {
+            if (q->dirty[2 * k] < a)
+                a = q->dirty[2 * k];
+            if (q->dirty[2 * k + 1] > b)
+                b = q->dirty[2 * k + 1];
+        }
+        q->n_dirty = 0;
+    }
+    q->dirty[2 * q->n_dirty] = a;
+    q->dirty[2 * q->n_dirty + 1] = b;
+    q->n_dirty++;
+}
+
+/* Moves the queue to the start of its buffers: every coordinate changes. */
+static void slide(struct waiting_queue *q)
+{
+    q->tracked = 0;
+    q->n_dirty = 0;
+    memmove(q->jobs_buf, q->jobs, q->n * sizeof *q->jobs);
+    memmove(q->w_buf, q->w, q->n * sizeof *q->w);
+    q->off = 0;
+    q->jobs = q->jobs_buf;
+    q->w = q->w_buf;
+}
+
+/* Room for one more job at the end. The room the head's departures left is
+ * reused once it is a quarter of the queue (so a slide costs O(1) a job),
+ * otherwise the buffers grow (by at most a quarter wasted) and every job
+ * keeps its coordinate. */
+static int room(struct waiting_queue *q)
+{
+    if (q->off + q->n < q->cap)
+        return 0;
+    if (q->off > 0 && q->off >= q->n / 4) {
+        slide(q);
+        return 0;
+    }
+    uint32_t old_cap = q->cap, cap = old_cap;
+    struct policy_job *jobs = q->jobs_buf;
+    if (buffers_grow((void **)&jobs, &cap, q->off + q->n + 1, sizeof *jobs) != 0)
+        return -1;
+    q->jobs_buf = jobs;
+    q->jobs = jobs + q->off;
+    uint32_t *w = realloc(q->w_buf, cap * sizeof *w);
+    if (!w)
+        return -1; /* cap still the old one: the jobs' buffer is only larger */
+    q->w_buf = w;
+    q->w = w + q->off;
+    uint8_t *leaving = realloc(q->leaving, cap * sizeof *leaving);
+    if (!leaving)
+        return -1;
+    memset(leaving + old_cap, 0, (cap - old_cap) * sizeof *leaving);
+    q->leaving = leaving;
+    q->cap = cap;
+    return 0;
+}
+
+int waiting_queue_insert(struct waiting_queue *q, uint32_t wi, uint32_t *pos)
+{
+    if (room(q) != 0)
+        return -1;
+    uint32_t p = q->n;
+    while (p > 0 && q->w[p - 1] > wi)
+        p--;
+    if (p < q->n - p && q->off > 0) {
+        /* near the head: the jobs before it move down one */
+        q->off--;
+        q->jobs--;
+        q->w--;
+        memmove(q->jobs, q->jobs + 1, p * sizeof *q->jobs);
+        memmove(q->w, q->w + 1, p * sizeof *q->w);
+        changed(q, q->off, q->off + p + 1);
+    } else {
+        memmove(&q->jobs[p + 1], &q->jobs[p], (q->n - p) * sizeof *q->jobs);
+        memmove(&q->w[p + 1], &q->w[p], (q->n - p) * sizeof *q->w);
+        changed(q, q->off + p, q->off + q->n + 1);
+    }
+    q->w[p] = wi;
+    q->n++;
+    *pos = p;
+    return 0;
+}
+
+void waiting_queue_mark(struct waiting_queue *q, uint32_t pos)
+{
+    if (q->leaving[pos])
+        return;
+    q->leaving[pos] = 1;
+    if (!q->n_leaving || pos < q->first_leaving)
+        q->first_leaving = pos;
+    if (!q->n_leaving || pos > q->last_leaving)
+        q->last_leaving = pos;
+    q->n_leaving++;
+}
+
+void waiting_queue_close_gaps(struct waiting_queue *q)
+{
+    uint32_t gone = q->n_leaving, first = q->first_leaving, last = q->last_leaving;
+    if (!gone)
+        return;
+    q->n_leaving = 0;
+    if (q->n - first <= last + 1) {
+        /* toward the head: what follows the first start moves down */
+        changed(q, q->off + first, q->off + q->n);
+        uint32_t n = first;
+        for (uint32_t i = first; i < q->n; i++) {
+            if (q->leaving[i]) {
+                q->leaving[i] = 0;
+                continue;
+            }
+            q->jobs[n] = q->jobs[i];
+            q->w[n] = q->w[i];
+            n++;
+        }
+        q->n = n;
+        return;
+    }
+    /* toward the end: what precedes the last start moves up, and the queue
+     * begins further on */
+    changed(q, q->off, q->off + last + 1);
+    uint32_t n = last + 1;
+    for (uint32_t i = last + 1; i-- > 0;) {
+        if (q->leaving[i]) {
+            q->leaving[i] = 0;
+            continue;
+        }
+        n--;
+        q->jobs[n] = q->jobs[i];
+        q->w[n] = q->w[i];
+    }
+    q->off += gone;
+    q->jobs += gone;
+    q->w += gone;
+    q->n -= gone;
+}
+
+void waiting_queue_view(const struct waiting_queue *q, struct cluster_view *v, int record)
+{
+    v->queued = q->jobs;
+    v->n_queued = q->n;
+    v->queue_origin = q->off;
+    v->queue_dirty = q->dirty;
+    v->n_queue_dirty = q->n_dirty;
+    v->queue_tracked = q->tracked && record;
+}
+
+void waiting_queue_seen(struct waiting_queue *q)
+{
+    q->n_dirty = 0;
+    q->tracked = 1;
+}
