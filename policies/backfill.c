@@ -26,13 +26,6 @@ const char *backfill_name(enum backfill_mode mode)
     return backfill_names[mode];
 }
 
-/* A job occupies at least one microsecond, so a zero-length estimate still
- * needs its slots at the instant it starts. */
-static int64_t job_duration(const struct policy_job *job)
-{
-    return queue_job_duration(job);
-}
-
 static int emit(struct policy_decisions *out, int32_t kind, uint32_t index, const struct policy_job *job,
                 int64_t at_us, uint32_t first, uint32_t count)
 {
@@ -117,7 +110,7 @@ static int start_now(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
     *free_now -= job->milli == 0 ? job->slots : pool_before - placement_pool(pass->placement, pass->view);
     if (pass->hooks && pass->hooks->started)
         pass->hooks->started(pass->hooks->ctx, job);
-    return remember_start(pass, pass->view->now_us + job_duration(job), job->slots, first, count);
+    return remember_start(pass, pass->view->now_us + queue_job_duration(job), job->slots, first, count);
 }
 
 static int admitted(const struct backfill_pass *pass, uint32_t qi)
@@ -360,7 +353,7 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
         int32_t takes = slots_taken(pass, job);
         if (takes > free_now || !admitted(pass, qi))
             continue;
-        int ends_in_time = v->now_us + job_duration(job) <= shadow;
+        int ends_in_time = v->now_us + queue_job_duration(job) <= shadow;
         if (!ends_in_time && takes > extra)
             continue;
         if (shaped && !ends_in_time)
@@ -441,7 +434,7 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
                 return -1;
             continue;
         }
-        int64_t dur = job_duration(job);
+        int64_t dur = queue_job_duration(job);
         int64_t at = profile_earliest(pr, job->slots, dur);
         if (at == INT64_MAX)
             continue;

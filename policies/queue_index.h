@@ -24,7 +24,9 @@
 
 #include "policies/policy.h"
 
-/* What backfilling counts as a job's length: its estimate, at least 1 us. */
+/* What backfilling counts as a job's length: its estimate, and at least
+ * one microsecond, so a zero-length estimate still needs its slots at the
+ * instant it starts. The walk and the index must read it alike. */
 static inline int64_t queue_job_duration(const struct policy_job *job)
 {
     return job->estimate_us > 0 ? job->estimate_us : 1;

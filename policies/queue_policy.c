@@ -52,6 +52,12 @@ struct queue_policy {
 
 static void queue_policy_destroy(void *state);
 
+/* Ranked by the ordering alone, with no quota or preemption hooks. */
+static int classic(const struct queue_policy *q)
+{
+    return q->rank == RANK_CLASSIC && !q->quota && !q->preempting;
+}
+
 /* ---- the hooks the pass calls ---- */
 
 static int hook_admit(void *ctx, const struct policy_job *job)
@@ -246,9 +252,9 @@ static int queue_policy_create(const char *params, void **state, char *err, size
         queue_policy_destroy(q);
         return -1;
     }
-    /* the walk the index serves: EASY's, in arrival order, without hooks */
-    q->indexed = q->mode == BACKFILL_EASY && q->rank == RANK_CLASSIC && q->ordering == ORDERING_FCFS && !q->quota &&
-                 !q->preempting;
+    /* the walk the index serves: EASY's in arrival order (the identity
+     * order decide() keeps for a classic FCFS), without hooks */
+    q->indexed = q->mode == BACKFILL_EASY && classic(q) && q->ordering == ORDERING_FCFS;
     q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
     return 0;
@@ -405,13 +411,12 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
         return 0;
     if (grow_queued(q, view->n_queued) != 0)
         return -1;
-    int classic = q->rank == RANK_CLASSIC && !q->quota && !q->preempting;
-    if (classic && q->ordering == ORDERING_FCFS) {
+    if (classic(q) && q->ordering == ORDERING_FCFS) {
         /* FCFS order is the arrival order: the identity, kept across passes
          * so a pass does not pay for the length of the queue. */
         for (; q->identity_len < view->n_queued; q->identity_len++)
             q->order[q->identity_len] = q->identity_len;
-    } else if (classic) {
+    } else if (classic(q)) {
         q->identity_len = 0;
         ordering_sort(q->ordering, view, 0, q->keys, q->order);
     } else {

@@ -174,7 +174,7 @@ static void heap_remove_top(struct engine *e)
 
 /* Completes the removal a pop deferred (no event was scheduled into its slot),
  * then drops cancelled events sitting at the top. */
-static void skip_cancelled(struct engine *e)
+static void settle_slow(struct engine *e)
 {
     if (e->top_taken) {
         e->top_taken = 0;
@@ -183,6 +183,22 @@ static void skip_cancelled(struct engine *e)
     while (e->cancelled.n && e->n &&
            cancel_set_take(&e->cancelled, e->heap[0].order & ((UINT64_C(1) << 56) - 1)))
         heap_remove_top(e);
+}
+
+/* The test every event pays: most have nothing to settle. */
+static inline void skip_cancelled(struct engine *e)
+{
+    if (e->top_taken || e->cancelled.n)
+        settle_slow(e);
+}
+
+/* Takes the top event (the heap must have one): it runs now. */
+static inline void take_top(struct engine *e, struct event *out)
+{
+    *out = e->heap[0];
+    e->top_taken = 1; /* removed by the next schedule, peek or pop */
+    e->now_us = out->time_us;
+    e->events_run++;
 }
 
 sim_time engine_now(const struct engine *e)
@@ -206,39 +222,31 @@ int engine_pop(struct engine *e, struct event *out)
     skip_cancelled(e);
     if (!e->n)
         return 0;
-    *out = e->heap[0];
-    e->top_taken = 1; /* removed by the next schedule, peek or pop */
-    e->now_us = out->time_us;
-    e->events_run++;
+    take_top(e, out);
     return 1;
 }
 
 int engine_run_until(struct engine *e, sim_time until_us, const struct engine_handlers *h)
 {
-    /* engine_next_time and engine_pop by hand: the loop below is the one
-     * every event passes through, and pays one test per event for pending
-     * removals and cancellations instead of two calls */
-    if (e->top_taken || e->cancelled.n)
-        skip_cancelled(e);
+    /* engine_next_time and engine_pop unrolled: every event passes through
+     * this loop, and pays one inline test for a removal or a cancellation
+     * to settle rather than two calls */
+    skip_cancelled(e);
     while (e->n && e->heap[0].time_us <= until_us && e->heap[0].time_us != SIM_TIME_NEVER) {
         sim_time t = e->heap[0].time_us;
         do {
-            struct event ev = e->heap[0];
-            e->top_taken = 1; /* removed by the next schedule, peek or pop */
-            e->now_us = t;
-            e->events_run++;
+            struct event ev;
+            take_top(e, &ev);
             int rc = h->event ? h->event(h->ctx, &ev) : 0;
             if (rc)
                 return rc;
-            if (e->top_taken || e->cancelled.n)
-                skip_cancelled(e);
+            skip_cancelled(e);
         } while (e->n && e->heap[0].time_us == t);
         if (h->instant_end) {
             int rc = h->instant_end(h->ctx, t);
             if (rc)
                 return rc;
-            if (e->top_taken || e->cancelled.n)
-                skip_cancelled(e);
+            skip_cancelled(e);
         }
     }
     if (until_us != SIM_TIME_NEVER && until_us > e->now_us)
