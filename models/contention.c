@@ -70,12 +70,16 @@ static void mark_dirty(struct contention *ct, uint32_t l)
     }
 }
 
-/* Adds (sign 1) or removes (sign -1) a flow's demand, marking its leaves. */
+/* Adds (sign 1) or removes (sign -1) a flow's demand, marking its leaves
+ * and keeping the count of hot ones. */
 static void leaves_change(struct contention *ct, const struct contention_flow *f, double sign)
 {
     for (uint32_t k = 0; k < f->n_leaves; k++) {
-        mark_dirty(ct, f->leaf[k]);
-        ct->leaf_demand[f->leaf[k]] += sign * f->demand[k];
+        uint32_t l = f->leaf[k];
+        int was_hot = leaf_hot(ct, l);
+        mark_dirty(ct, l);
+        ct->leaf_demand[l] += sign * f->demand[k];
+        ct->n_hot += (uint32_t)leaf_hot(ct, l) - (uint32_t)was_hot;
     }
     ct->dirty = 1;
 }
@@ -200,6 +204,14 @@ int contention_update(struct contention *ct, contention_share_fn share_fn, void 
         return rc;
     ct->runs++;
     ct->flows_solved += n_members;
+    if (ct->n_hot == 0) {
+        /* no leaf limits anyone: every member gets all it asks, as the
+         * solver would say over no hot leaf (fabrics without
+         * oversubscription are always here) */
+        for (uint32_t i = 0; i < n_members && !rc; i++)
+            rc = share_fn(ctx, ct->flows[ct->member[i]].job, 1.0);
+        return rc;
+    }
     if (solve_room(ct, n_members, pairs) != 0)
         return -1;
     struct fabric_flow *flows = ct->solve_flows;

@@ -43,6 +43,7 @@ struct contention {
     uint8_t *leaf_dirty;   /* flows changed since the last update */
     uint32_t *leaf_local;  /* scratch: a leaf's number in one max-min, or UINT32_MAX */
     int dirty;             /* some leaf is */
+    uint32_t n_hot;        /* leaves asked for more than they carry */
     /* the flows, in the order the solver sees them (a removed flow's place
      * takes the last one) */
     struct contention_flow *flows;

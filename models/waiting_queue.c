@@ -17,6 +17,7 @@ void waiting_queue_release(struct waiting_queue *q)
     free(q->jobs_buf);
     free(q->w_buf);
     free(q->leaving);
+    free(q->gaps_at);
     waiting_queue_init(q);
 }
 
@@ -80,6 +81,10 @@ static int room(struct waiting_queue *q)
         return -1;
     memset(leaving + old_cap, 0, (cap - old_cap) * sizeof *leaving);
     q->leaving = leaving;
+    uint32_t *gaps_at = realloc(q->gaps_at, cap * sizeof *gaps_at);
+    if (!gaps_at)
+        return -1;
+    q->gaps_at = gaps_at;
     q->cap = cap;
     return 0;
 }
@@ -122,6 +127,29 @@ void waiting_queue_mark(struct waiting_queue *q, uint32_t pos)
     q->n_leaving++;
 }
 
+/* Moves the n jobs at [from, from + n) to [to, to + n). */
+static void move_run(struct waiting_queue *q, uint32_t to, uint32_t from, uint32_t n)
+{
+    if (n && to != from) {
+        memmove(&q->jobs[to], &q->jobs[from], n * sizeof *q->jobs);
+        memmove(&q->w[to], &q->w[from], n * sizeof *q->w);
+    }
+}
+
+/* The next marked position in [i, end), or end; clears its mark. A pass
+ * marks few of a deep queue's jobs, so the gaps are found by memchr and
+ * the runs between them move whole (memmove), instead of a test and a
+ * copy per job. */
+static uint32_t next_mark(struct waiting_queue *q, uint32_t i, uint32_t end)
+{
+    const uint8_t *m = i < end ? memchr(q->leaving + i, 1, end - i) : NULL;
+    if (!m)
+        return end;
+    uint32_t at = (uint32_t)(m - q->leaving);
+    q->leaving[at] = 0;
+    return at;
+}
+
 void waiting_queue_close_gaps(struct waiting_queue *q)
 {
     uint32_t gone = q->n_leaving, first = q->first_leaving, last = q->last_leaving;
@@ -131,31 +159,30 @@ void waiting_queue_close_gaps(struct waiting_queue *q)
     if (q->n - first <= last + 1) {
         /* toward the head: what follows the first start moves down */
         changed(q, q->off + first, q->off + q->n);
-        uint32_t n = first;
-        for (uint32_t i = first; i < q->n; i++) {
-            if (q->leaving[i]) {
-                q->leaving[i] = 0;
-                continue;
-            }
-            q->jobs[n] = q->jobs[i];
-            q->w[n] = q->w[i];
-            n++;
+        uint32_t to = first;
+        for (uint32_t gap = next_mark(q, first, last + 1); gap <= last;) {
+            uint32_t next = next_mark(q, gap + 1, last + 1);
+            move_run(q, to, gap + 1, next - gap - 1);
+            to += next - gap - 1;
+            gap = next;
         }
-        q->n = n;
+        move_run(q, to, last + 1, q->n - last - 1);
+        q->n -= gone;
         return;
     }
     /* toward the end: what precedes the last start moves up, and the queue
-     * begins further on */
+     * begins further on. The gaps are found head first, so the runs move
+     * in a second walk from the end, each by the gaps at or before it:
+     * the positions are noted in the marks' room (gaps_at). */
     changed(q, q->off, q->off + last + 1);
-    uint32_t n = last + 1;
-    for (uint32_t i = last + 1; i-- > 0;) {
-        if (q->leaving[i]) {
-            q->leaving[i] = 0;
-            continue;
-        }
-        n--;
-        q->jobs[n] = q->jobs[i];
-        q->w[n] = q->w[i];
+    uint32_t k = 0;
+    for (uint32_t gap = next_mark(q, first, last + 1); gap <= last; gap = next_mark(q, gap + 1, last + 1))
+        q->gaps_at[k++] = gap;
+    uint32_t to = last + 1;
+    for (uint32_t g = k; g-- > 0;) {
+        uint32_t lo = g ? q->gaps_at[g - 1] + 1 : 0, len = q->gaps_at[g] - lo;
+        to -= len;
+        move_run(q, to, lo, len);
     }
     q->off += gone;
     q->jobs += gone;

@@ -31,6 +31,7 @@ struct waiting_queue {
     uint32_t *w_buf;
     uint32_t cap, off;
     uint8_t *leaving; /* per position, 1 when marked; all zeros between passes */
+    uint32_t *gaps_at; /* scratch of close_gaps: the marked positions */
     uint32_t n_leaving, first_leaving, last_leaving;
     uint64_t dirty[2 * WAITING_QUEUE_RANGES];
     uint32_t n_dirty;

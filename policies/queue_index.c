@@ -17,17 +17,32 @@ void queue_index_release(struct queue_index *x)
     queue_index_init(x);
 }
 
-/* A leaf no waiting job holds: never a candidate. */
-static void leaf_empty(struct queue_index *x, uint64_t c)
+/* A job's slots as the index counts them: a fractional job may take none. */
+static int32_t job_slots(const struct policy_job *job)
 {
-    x->slots[x->size + c] = INT32_MAX;
-    x->dur[x->size + c] = INT64_MAX;
+    return job->milli > 0 ? 0 : job->slots;
 }
 
-static void leaf_set(struct queue_index *x, uint64_t c, const struct policy_job *job)
+/* Sets leaf b, the minima of the jobs the queue holds in block b (none:
+ * never a candidate), read from the view itself. */
+static void block_set(struct queue_index *x, const struct cluster_view *v, uint64_t b)
 {
-    x->slots[x->size + c] = job->milli > 0 ? 0 : job->slots;
-    x->dur[x->size + c] = queue_job_duration(job);
+    uint64_t lo = b * QUEUE_INDEX_BLOCK, hi = lo + QUEUE_INDEX_BLOCK, end = v->queue_origin + v->n_queued;
+    if (lo < v->queue_origin)
+        lo = v->queue_origin;
+    if (hi > end)
+        hi = end;
+    int32_t slots = INT32_MAX;
+    int64_t dur = INT64_MAX;
+    for (uint64_t c = lo; c < hi; c++) {
+        const struct policy_job *job = &v->queued[c - v->queue_origin];
+        int32_t s = job_slots(job);
+        int64_t d = queue_job_duration(job);
+        slots = s < slots ? s : slots;
+        dur = d < dur ? d : dur;
+    }
+    x->slots[x->size + b] = slots;
+    x->dur[x->size + b] = dur;
 }
 
 static void pull(struct queue_index *x, uint64_t k)
@@ -46,28 +61,25 @@ static void pull_range(struct queue_index *x, uint64_t a, uint64_t b)
             pull(x, k);
 }
 
-/* Sets leaves [a, b) from the view where the queue holds them, empty
- * elsewhere, and their ancestors. */
+/* Sets the blocks of coordinates [a, b) from the view, and their
+ * ancestors. */
 static void refresh(struct queue_index *x, const struct cluster_view *v, uint64_t a, uint64_t b)
 {
-    if (b > x->size)
-        b = x->size;
+    uint64_t limit = x->size * QUEUE_INDEX_BLOCK;
+    if (b > limit)
+        b = limit;
     if (a >= b)
         return;
-    uint64_t end = v->queue_origin + v->n_queued;
-    for (uint64_t c = a; c < b; c++) {
-        if (c >= v->queue_origin && c < end)
-            leaf_set(x, c, &v->queued[c - v->queue_origin]);
-        else
-            leaf_empty(x, c);
-    }
-    pull_range(x, a, b);
+    uint64_t first = a / QUEUE_INDEX_BLOCK, last = (b - 1) / QUEUE_INDEX_BLOCK;
+    for (uint64_t k = first; k <= last; k++)
+        block_set(x, v, k);
+    pull_range(x, first, last + 1);
 }
 
 static int rebuild(struct queue_index *x, const struct cluster_view *v)
 {
-    uint64_t end = v->queue_origin + v->n_queued, size = 64;
-    while (size < end)
+    uint64_t end = v->queue_origin + v->n_queued, size = 2;
+    while (size * QUEUE_INDEX_BLOCK < end)
         size *= 2;
     if (size != x->size) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
@@ -80,12 +92,8 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
         x->dur = dur;
         x->size = size;
     }
-    for (uint64_t c = 0; c < size; c++) {
-        if (c >= v->queue_origin && c < end)
-            leaf_set(x, c, &v->queued[c - v->queue_origin]);
-        else
-            leaf_empty(x, c);
-    }
+    for (uint64_t k = 0; k < size; k++)
+        block_set(x, v, k);
     for (uint64_t k = size; k-- > 1;)
         pull(x, k);
     return 0;
@@ -94,7 +102,7 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
 int queue_index_update(struct queue_index *x, const struct cluster_view *v)
 {
     uint64_t origin = v->queue_origin, end = origin + v->n_queued;
-    if (!v->queue_tracked || x->size == 0 || end > x->size) {
+    if (!v->queue_tracked || x->size == 0 || end > x->size * QUEUE_INDEX_BLOCK) {
         if (rebuild(x, v) != 0) {
             x->size = 0; /* half built: the next pass rebuilds */
             return -1;
@@ -113,25 +121,34 @@ int queue_index_update(struct queue_index *x, const struct cluster_view *v)
 
 struct query {
     const struct queue_index *x;
+    const struct cluster_view *v;
     uint64_t from, to; /* coordinates */
     int64_t room, extra, window;
 };
 
-/* Whether node k may hold a job the walk would try. */
-static int may_hold(const struct query *q, uint64_t k)
+/* Whether a job, or a node's minima, may be one the walk would try. */
+static int may_try(const struct query *q, int32_t slots, int64_t dur)
 {
-    int32_t s = q->x->slots[k];
-    return s <= q->room && (q->x->dur[k] <= q->window || s <= q->extra);
+    return slots <= q->room && (dur <= q->window || slots <= q->extra);
 }
 
-/* The first coordinate in [q->from, q->to) under node k (leaves [lo, hi))
- * that may hold one, or UINT64_MAX. */
+/* The first coordinate in [q->from, q->to) under node k (blocks [lo, hi))
+ * whose job the walk would try, or UINT64_MAX. In a block the jobs
+ * themselves are read: a block's minima may come from different jobs. */
 static uint64_t first_in(const struct query *q, uint64_t k, uint64_t lo, uint64_t hi)
 {
-    if (hi <= q->from || lo >= q->to || !may_hold(q, k))
+    const uint64_t B = QUEUE_INDEX_BLOCK;
+    if (hi * B <= q->from || lo * B >= q->to || !may_try(q, q->x->slots[k], q->x->dur[k]))
         return UINT64_MAX;
-    if (hi - lo == 1)
-        return lo;
+    if (hi - lo == 1) {
+        uint64_t a = lo * B > q->from ? lo * B : q->from, b = hi * B < q->to ? hi * B : q->to;
+        for (uint64_t c = a; c < b; c++) {
+            const struct policy_job *job = &q->v->queued[c - q->v->queue_origin];
+            if (may_try(q, job_slots(job), queue_job_duration(job)))
+                return c;
+        }
+        return UINT64_MAX;
+    }
     uint64_t mid = lo + (hi - lo) / 2, c = first_in(q, 2 * k, lo, mid);
     return c != UINT64_MAX ? c : first_in(q, 2 * k + 1, mid, hi);
 }
@@ -141,7 +158,7 @@ uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view
 {
     if (from >= v->n_queued)
         return v->n_queued;
-    struct query q = {x, v->queue_origin + from, v->queue_origin + v->n_queued, room, extra, window};
+    struct query q = {x, v, v->queue_origin + from, v->queue_origin + v->n_queued, room, extra, window};
     uint64_t c = first_in(&q, 1, 0, x->size);
     return c == UINT64_MAX ? v->n_queued : (uint32_t)(c - v->queue_origin);
 }

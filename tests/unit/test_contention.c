@@ -189,7 +189,7 @@ static void test_incremental_matches_full(void)
     struct pcg32 rng;
     pcg32_stream(&rng, 21, RNG_TEST, 2);
     double worst = 0;
-    uint64_t checks = 0, skipped_ok = 1;
+    uint64_t checks = 0, skipped_ok = 1, hot_ok = 1, any_cold = 0;
     for (int trial = 0; trial < 30; trial++) {
         uint32_t n_leaves = 4 + pcg32_bounded(&rng, 37), per_leaf = 2 + pcg32_bounded(&rng, 7);
         uint32_t n_nodes = n_leaves * per_leaf;
@@ -239,6 +239,11 @@ static void test_incremental_matches_full(void)
                 }
             }
             CHECK_INT(contention_update(&ct, keep_share, &s), 0);
+            uint32_t hot = 0; /* the count the update's fast path trusts */
+            for (uint32_t l = 0; l < n_leaves; l++)
+                hot += ct.leaf_demand[l] > ct.leaf_capacity[l] * (1 + 1e-12);
+            hot_ok &= hot == ct.n_hot;
+            any_cold |= hot == 0 && ct.n_flows > 0;
             double gap = worst_gap_to_full(&ct, &s);
             if (gap > worst)
                 worst = gap;
@@ -258,6 +263,8 @@ static void test_incremental_matches_full(void)
     }
     CHECK(checks > 10000);
     CHECK(skipped_ok);
+    CHECK(hot_ok);
+    CHECK(any_cold); /* the fast path without a hot leaf was taken */
     CHECK(worst <= 1e-9);
 }
 
