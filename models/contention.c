@@ -17,10 +17,11 @@ int contention_init(struct contention *ct, const struct cluster *c, size_t n_job
     ct->leaf_capacity = calloc(nl, sizeof *ct->leaf_capacity);
     ct->leaf_demand = calloc(nl, sizeof *ct->leaf_demand);
     ct->leaf_dirty = calloc(nl, 1);
+    ct->leaf_is_hot = calloc(nl, 1);
     ct->leaf_local = malloc(nl * sizeof *ct->leaf_local);
     ct->dirty_leaves = malloc(nl * sizeof *ct->dirty_leaves);
     ct->flow_of_job = malloc((n_jobs ? n_jobs : 1) * sizeof *ct->flow_of_job);
-    if (!ct->leaf_capacity || !ct->leaf_demand || !ct->leaf_dirty || !ct->leaf_local ||
+    if (!ct->leaf_capacity || !ct->leaf_demand || !ct->leaf_dirty || !ct->leaf_is_hot || !ct->leaf_local ||
         !ct->dirty_leaves || !ct->flow_of_job)
         return -1;
     for (uint32_t l = 0; l < ct->n_leaves; l++)
@@ -45,6 +46,7 @@ void contention_release(struct contention *ct)
     free(ct->leaf_capacity);
     free(ct->leaf_demand);
     free(ct->leaf_dirty);
+    free(ct->leaf_is_hot);
     free(ct->leaf_local);
     free(ct->in);
     free(ct->member);
@@ -56,10 +58,16 @@ void contention_release(struct contention *ct)
 }
 
 /* A leaf asked for no more than its uplinks carry never limits anyone: only
- * "hot" leaves couple jobs' shares. */
-static int leaf_hot(const struct contention *ct, uint32_t l)
+ * "hot" leaves couple jobs' shares. Kept per leaf as demands change
+ * (leaf_is_hot), since the update asks it of every pair it reads. */
+static int leaf_hot_now(const struct contention *ct, uint32_t l)
 {
     return ct->leaf_demand[l] > ct->leaf_capacity[l] * (1 + 1e-12);
+}
+
+static int leaf_hot(const struct contention *ct, uint32_t l)
+{
+    return ct->leaf_is_hot[l];
 }
 
 static void mark_dirty(struct contention *ct, uint32_t l)
@@ -76,10 +84,11 @@ static void leaves_change(struct contention *ct, const struct contention_flow *f
 {
     for (uint32_t k = 0; k < f->n_leaves; k++) {
         uint32_t l = f->leaf[k];
-        int was_hot = leaf_hot(ct, l);
         mark_dirty(ct, l);
         ct->leaf_demand[l] += sign * f->demand[k];
-        ct->n_hot += (uint32_t)leaf_hot(ct, l) - (uint32_t)was_hot;
+        uint8_t hot = (uint8_t)leaf_hot_now(ct, l);
+        ct->n_hot += (uint32_t)hot - (uint32_t)ct->leaf_is_hot[l];
+        ct->leaf_is_hot[l] = hot;
     }
     ct->dirty = 1;
 }

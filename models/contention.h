@@ -41,6 +41,7 @@ struct contention {
     double *leaf_capacity; /* uplink capacity (Gbps) */
     double *leaf_demand;   /* what the flows ask of each leaf */
     uint8_t *leaf_dirty;   /* flows changed since the last update */
+    uint8_t *leaf_is_hot;  /* asked for more than its uplinks carry */
     uint32_t *leaf_local;  /* scratch: a leaf's number in one max-min, or UINT32_MAX */
     int dirty;             /* some leaf is */
     uint32_t n_hot;        /* leaves asked for more than they carry */
