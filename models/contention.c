@@ -5,7 +5,15 @@
 
 #include "sim/buffers.h"
 
-#define NO_FLOW UINT32_MAX
+#define NONE UINT32_MAX
+
+/* How far the checks trust two shares or a leaf's load to be equal: well
+ * above the rounding of sums over a leaf's few flows (~1e-15), well below
+ * any change a start or stop makes. */
+#define TOLERANCE 1e-11
+
+/* Past these the region is given up for one solve over every flow. */
+#define MAX_ROUNDS 16
 
 int contention_init(struct contention *ct, const struct cluster *c, size_t n_jobs)
 {
@@ -13,43 +21,67 @@ int contention_init(struct contention *ct, const struct cluster *c, size_t n_job
     ct->c = c;
     ct->n_jobs = n_jobs;
     ct->n_leaves = c->n_leaves > 0 ? (uint32_t)c->n_leaves : 0;
-    size_t nl = ct->n_leaves ? ct->n_leaves : 1;
+    size_t nl = ct->n_leaves ? ct->n_leaves : 1, nj = n_jobs ? n_jobs : 1;
     ct->leaf_capacity = calloc(nl, sizeof *ct->leaf_capacity);
-    ct->leaf_demand = calloc(nl, sizeof *ct->leaf_demand);
+    ct->on = calloc(nl, sizeof *ct->on);
     ct->leaf_dirty = calloc(nl, 1);
-    ct->leaf_is_hot = calloc(nl, 1);
-    ct->leaf_local = malloc(nl * sizeof *ct->leaf_local);
     ct->dirty_leaves = malloc(nl * sizeof *ct->dirty_leaves);
-    ct->flow_of_job = malloc((n_jobs ? n_jobs : 1) * sizeof *ct->flow_of_job);
-    if (!ct->leaf_capacity || !ct->leaf_demand || !ct->leaf_dirty || !ct->leaf_is_hot || !ct->leaf_local ||
-        !ct->dirty_leaves || !ct->flow_of_job)
+    ct->leaf_checked = calloc(nl, 1);
+    ct->checked = malloc(nl * sizeof *ct->checked);
+    ct->leaf_local = malloc(nl * sizeof *ct->leaf_local);
+    ct->leaf_load = calloc(nl, sizeof *ct->leaf_load);
+    ct->used_leaf = malloc(nl * sizeof *ct->used_leaf);
+    ct->used_kept = malloc(nl * sizeof *ct->used_kept);
+    ct->kept_leaf = malloc(nl * sizeof *ct->kept_leaf);
+    ct->used_asked = malloc(nl * sizeof *ct->used_asked);
+    ct->used_back = malloc(nl * sizeof *ct->used_back);
+    ct->flow_of_job = malloc(nj * sizeof *ct->flow_of_job);
+    if (!ct->leaf_capacity || !ct->on || !ct->leaf_dirty || !ct->dirty_leaves || !ct->leaf_checked ||
+        !ct->checked || !ct->leaf_local || !ct->leaf_load || !ct->used_leaf || !ct->used_kept || !ct->kept_leaf || !ct->used_asked ||
+        !ct->used_back || !ct->flow_of_job)
         return -1;
     for (uint32_t l = 0; l < ct->n_leaves; l++)
-        ct->leaf_local[l] = UINT32_MAX;
+        ct->leaf_local[l] = NONE;
     for (size_t j = 0; j < n_jobs; j++)
-        ct->flow_of_job[j] = NO_FLOW;
+        ct->flow_of_job[j] = NONE;
     double over = c->fabric.oversubscription > 0 ? c->fabric.oversubscription : 1;
     for (uint32_t n = 0; n < c->n_nodes; n++)
         ct->leaf_capacity[c->nodes[n].leaf] += (double)c->nodes[n].slots * c->fabric.link_gbps / over;
     return 0;
 }
 
+static void flow_free(struct contention_flow *f)
+{
+    free(f->leaf);
+    free(f->demand);
+    free(f->at);
+}
+
 void contention_release(struct contention *ct)
 {
-    for (uint32_t f = 0; f < ct->n_flows; f++) {
-        free(ct->flows[f].leaf);
-        free(ct->flows[f].demand);
-    }
-    free(ct->dirty_leaves);
+    for (uint32_t f = 0; f < ct->n_flows; f++)
+        flow_free(&ct->flows[f]);
+    for (uint32_t l = 0; ct->on && l < ct->n_leaves; l++)
+        free(ct->on[l].m);
+    free(ct->on);
     free(ct->flows);
     free(ct->flow_of_job);
     free(ct->leaf_capacity);
-    free(ct->leaf_demand);
     free(ct->leaf_dirty);
-    free(ct->leaf_is_hot);
+    free(ct->dirty_leaves);
+    free(ct->leaf_checked);
+    free(ct->checked);
     free(ct->leaf_local);
-    free(ct->in);
-    free(ct->member);
+    free(ct->leaf_load);
+    free(ct->used_leaf);
+    free(ct->used_kept);
+    free(ct->kept_leaf);
+    free(ct->used_asked);
+    free(ct->used_back);
+    free(ct->started);
+    free(ct->region);
+    free(ct->region_share);
+    free(ct->region_bottleneck);
     free(ct->solve_flows);
     free(ct->solve_leaf);
     free(ct->solve_demand);
@@ -57,17 +89,17 @@ void contention_release(struct contention *ct)
     memset(ct, 0, sizeof *ct);
 }
 
-/* A leaf asked for no more than its uplinks carry never limits anyone: only
- * "hot" leaves couple jobs' shares. Kept per leaf as demands change
- * (leaf_is_hot), since the update asks it of every pair it reads. */
-static int leaf_hot_now(const struct contention *ct, uint32_t l)
+/* What the flows on leaf l use of it, summed afresh (not kept by adding
+ * and taking away, which would drift over a year of changes). A flow with
+ * no share yet uses nothing: the update that gives it one counts it. */
+static void leaf_load_sum(struct contention *ct, uint32_t l)
 {
-    return ct->leaf_demand[l] > ct->leaf_capacity[l] * (1 + 1e-12);
-}
-
-static int leaf_hot(const struct contention *ct, uint32_t l)
-{
-    return ct->leaf_is_hot[l];
+    const struct contention_leaf *on = &ct->on[l];
+    double load = 0;
+    for (uint32_t m = 0; m < on->n; m++)
+        if (on->m[m].share > 0)
+            load += on->m[m].demand * on->m[m].share;
+    ct->leaf_load[l] = load;
 }
 
 static void mark_dirty(struct contention *ct, uint32_t l)
@@ -76,115 +108,145 @@ static void mark_dirty(struct contention *ct, uint32_t l)
         ct->leaf_dirty[l] = 1;
         ct->dirty_leaves[ct->n_dirty++] = l;
     }
-}
-
-/* Adds (sign 1) or removes (sign -1) a flow's demand, marking its leaves
- * and keeping the count of hot ones. */
-static void leaves_change(struct contention *ct, const struct contention_flow *f, double sign)
-{
-    for (uint32_t k = 0; k < f->n_leaves; k++) {
-        uint32_t l = f->leaf[k];
-        mark_dirty(ct, l);
-        ct->leaf_demand[l] += sign * f->demand[k];
-        uint8_t hot = (uint8_t)leaf_hot_now(ct, l);
-        ct->n_hot += (uint32_t)hot - (uint32_t)ct->leaf_is_hot[l];
-        ct->leaf_is_hot[l] = hot;
-    }
     ct->dirty = 1;
 }
 
 int contention_add(struct contention *ct, uint32_t job, const struct policy_alloc *allocs, uint32_t n)
 {
-    if (buffers_grow((void **)&ct->flows, &ct->cap_flows, ct->n_flows + 1, sizeof *ct->flows) != 0)
+    if (buffers_grow((void **)&ct->flows, &ct->cap_flows, ct->n_flows + 1, sizeof *ct->flows) != 0 ||
+        buffers_grow((void **)&ct->started, &ct->cap_started, ct->n_started + 1, sizeof *ct->started) != 0)
         return -1;
-    struct contention_flow *f = &ct->flows[ct->n_flows];
-    f->job = job;
-    f->n_leaves = 0;
-    f->leaf = malloc(n * sizeof *f->leaf);
-    f->demand = malloc(n * sizeof *f->demand);
-    if (!f->leaf || !f->demand) {
-        free(f->leaf);
-        free(f->demand);
+    /* no share yet (-1): the update hands it one */
+    struct contention_flow f = {job,  0,   malloc(n * sizeof *f.leaf), malloc(n * sizeof *f.demand),
+                                malloc(n * sizeof *f.at), -1, NONE, NONE};
+    if (!f.leaf || !f.demand || !f.at) {
+        flow_free(&f);
         return -1;
     }
     for (uint32_t k = 0; k < n; k++) {
         uint32_t l = (uint32_t)ct->c->nodes[allocs[k].node].leaf, q = 0;
-        while (q < f->n_leaves && f->leaf[q] != l)
+        while (q < f.n_leaves && f.leaf[q] != l)
             q++;
-        if (q == f->n_leaves) {
-            f->leaf[q] = l;
-            f->demand[q] = 0;
-            f->n_leaves++;
+        if (q == f.n_leaves) {
+            f.leaf[q] = l;
+            f.demand[q] = 0;
+            f.n_leaves++;
         }
-        f->demand[q] += (double)allocs[k].slots * ct->c->fabric.link_gbps;
+        f.demand[q] += (double)allocs[k].slots * ct->c->fabric.link_gbps;
     }
+    for (uint32_t k = 0; k < f.n_leaves; k++) {
+        struct contention_leaf *on = &ct->on[f.leaf[k]];
+        if (buffers_grow((void **)&on->m, &on->cap, on->n + 1, sizeof *on->m) != 0) {
+            while (k-- > 0)
+                ct->on[f.leaf[k]].n--; /* the lists end with this flow's entries */
+            flow_free(&f);
+            return -1;
+        }
+        f.at[k] = on->n;
+        on->m[on->n++] = (struct contention_member){job, NONE, f.demand[k], f.share, f.bottleneck};
+        mark_dirty(ct, f.leaf[k]);
+    }
+    ct->flows[ct->n_flows] = f;
     ct->flow_of_job[job] = ct->n_flows++;
-    leaves_change(ct, f, 1);
+    ct->started[ct->n_started++] = job;
     return 0;
 }
 
 void contention_remove(struct contention *ct, uint32_t job)
 {
     uint32_t pos = ct->flow_of_job[job];
-    if (pos == NO_FLOW)
+    if (pos == NONE)
         return;
     struct contention_flow *f = &ct->flows[pos];
-    leaves_change(ct, f, -1);
-    free(f->leaf);
-    free(f->demand);
+    for (uint32_t k = 0; k < f->n_leaves; k++) {
+        /* the leaf's last member takes this one's place */
+        uint32_t l = f->leaf[k];
+        struct contention_leaf *on = &ct->on[l];
+        struct contention_member last = on->m[--on->n];
+        if (f->at[k] < on->n) {
+            on->m[f->at[k]] = last;
+            const struct contention_flow *moved = &ct->flows[ct->flow_of_job[last.job]];
+            uint32_t q = 0;
+            while (moved->leaf[q] != l)
+                q++;
+            moved->at[q] = f->at[k];
+        }
+        leaf_load_sum(ct, l);
+        mark_dirty(ct, l);
+    }
+    flow_free(f);
     *f = ct->flows[--ct->n_flows];
     ct->flow_of_job[f->job] = pos;
-    ct->flow_of_job[job] = NO_FLOW;
+    ct->flow_of_job[job] = NONE;
 }
 
-/* ---- the component to solve ---- */
+/* ---- the region ---- */
 
-/* Fills member[0..) with the flows of the component of the marked leaves
- * through hot leaves; *pairs counts their (flow, hot leaf) pairs. The order
- * is that of repeated sweeps over the flows by position, each taking every
- * flow that touches a marked leaf and marking the hot leaves of those it
- * takes, until a sweep takes none: it decides the solver's input order, and
- * so how ties break and in which order ends move. A sweep stops looking at
- * a flow at its first marked leaf, so the sweeps cost less than walking
- * each marked leaf's flows would (measured on the 12,500-node bench: its
- * flows use ~8 leaves each). */
-static int find_component(struct contention *ct, uint32_t *n_members, uint32_t *pairs)
+static struct contention_flow *flow_of(const struct contention *ct, uint32_t job)
 {
-    *n_members = *pairs = 0;
-    if (buffers_grow((void **)&ct->in, &ct->cap_in, ct->n_flows + 1, 1) != 0 ||
-        buffers_grow((void **)&ct->member, &ct->cap_member, ct->n_flows + 1, sizeof *ct->member) != 0)
-        return -1;
-    memset(ct->in, 0, ct->n_flows + 1);
-    for (int grew = 1; grew;) {
-        grew = 0;
-        for (uint32_t f = 0; f < ct->n_flows; f++) {
-            if (ct->in[f])
-                continue;
-            const struct contention_flow *p = &ct->flows[f];
-            int touches = 0;
-            for (uint32_t k = 0; k < p->n_leaves && !touches; k++)
-                touches = ct->leaf_dirty[p->leaf[k]];
-            if (!touches)
-                continue;
-            ct->in[f] = 1;
-            ct->member[(*n_members)++] = f;
-            for (uint32_t k = 0; k < p->n_leaves; k++) {
-                if (!leaf_hot(ct, p->leaf[k]))
-                    continue;
-                (*pairs)++;
-                if (!ct->leaf_dirty[p->leaf[k]]) {
-                    mark_dirty(ct, p->leaf[k]);
-                    grew = 1;
-                }
-            }
-        }
+    return &ct->flows[ct->flow_of_job[job]];
+}
+
+static struct contention_member *member(const struct contention *ct, const struct contention_flow *f, uint32_t k)
+{
+    return &ct->on[f->leaf[k]].m[f->at[k]];
+}
+
+static void set_region(const struct contention *ct, struct contention_flow *f, uint32_t r)
+{
+    f->region = r;
+    for (uint32_t k = 0; k < f->n_leaves; k++)
+        member(ct, f, k)->region = r;
+}
+
+static void set_bottleneck(const struct contention *ct, struct contention_flow *f, uint32_t l)
+{
+    f->bottleneck = l;
+    for (uint32_t k = 0; k < f->n_leaves; k++)
+        member(ct, f, k)->bottleneck = l;
+}
+
+static void set_share(struct contention *ct, struct contention_flow *f, double x)
+{
+    f->share = x;
+    for (uint32_t k = 0; k < f->n_leaves; k++) {
+        member(ct, f, k)->share = x;
+        leaf_load_sum(ct, f->leaf[k]);
     }
+}
+
+static int region_add(struct contention *ct, uint32_t job)
+{
+    struct contention_flow *f = flow_of(ct, job);
+    if (f->region != NONE)
+        return 0;
+    uint32_t cap = ct->cap_region;
+    if (buffers_grow((void **)&ct->region, &cap, ct->n_region + 1, sizeof *ct->region) != 0)
+        return -1;
+    cap = ct->cap_region;
+    if (buffers_grow((void **)&ct->region_share, &cap, ct->n_region + 1, sizeof *ct->region_share) != 0)
+        return -1;
+    cap = ct->cap_region;
+    if (buffers_grow((void **)&ct->region_bottleneck, &cap, ct->n_region + 1, sizeof *ct->region_bottleneck) != 0)
+        return -1;
+    ct->cap_region = cap;
+    set_region(ct, f, ct->n_region);
+    ct->region[ct->n_region] = job;
+    ct->region_share[ct->n_region] = f->share;
+    ct->region_bottleneck[ct->n_region++] = f->bottleneck;
     return 0;
 }
 
-static int solve_room(struct contention *ct, uint32_t n_members, uint32_t pairs)
+/* A flow's share as the region's solve stands: solved if in it, else kept. */
+static double share_now(const struct contention *ct, const struct contention_member *m)
 {
-    if (buffers_grow((void **)&ct->solve_flows, &ct->cap_solve_flows, n_members + 1, sizeof *ct->solve_flows) != 0)
+    return m->region == NONE ? m->share : ct->region_share[m->region];
+}
+
+static int solve_room(struct contention *ct, uint32_t pairs)
+{
+    if (buffers_grow((void **)&ct->solve_flows, &ct->cap_solve_flows, ct->n_region + 1, sizeof *ct->solve_flows) !=
+        0)
         return -1;
     uint32_t cap = ct->cap_solve_pairs;
     if (buffers_grow((void **)&ct->solve_leaf, &cap, pairs + 1, sizeof *ct->solve_leaf) != 0)
@@ -199,65 +261,211 @@ static int solve_room(struct contention *ct, uint32_t n_members, uint32_t pairs)
     return 0;
 }
 
+/* Max-min over the region's flows, every other flow held at its share: a
+ * leaf offers what the others leave of its capacity (its load less what
+ * the region's flows used of it). Only leaves where the region asks for
+ * more than that can fill; the others are left out. */
+static int solve_region(struct contention *ct)
+{
+    uint32_t pairs = 0, n_used = 0, n_kept = 0;
+    for (uint32_t i = 0; i < ct->n_region; i++)
+        pairs += flow_of(ct, ct->region[i])->n_leaves;
+    if (solve_room(ct, pairs) != 0)
+        return -1;
+    /* the leaves the region uses, numbered in order of first use */
+    for (uint32_t i = 0; i < ct->n_region; i++) {
+        const struct contention_flow *f = flow_of(ct, ct->region[i]);
+        for (uint32_t k = 0; k < f->n_leaves; k++) {
+            uint32_t l = f->leaf[k], a = ct->leaf_local[l];
+            if (a == NONE) {
+                a = ct->leaf_local[l] = n_used++;
+                ct->used_leaf[a] = l;
+                ct->used_asked[a] = ct->used_back[a] = 0;
+            }
+            ct->used_asked[a] += f->demand[k];
+            if (f->share > 0)
+                ct->used_back[a] += f->demand[k] * f->share;
+        }
+    }
+    double *capacity = ct->solve_capacity;
+    for (uint32_t a = 0; a < n_used; a++) {
+        uint32_t l = ct->used_leaf[a];
+        double left = ct->leaf_capacity[l] - ct->leaf_load[l] + ct->used_back[a];
+        ct->used_kept[a] = NONE;
+        if (ct->used_asked[a] > left) {
+            ct->used_kept[a] = n_kept;
+            capacity[n_kept] = left;
+            ct->kept_leaf[n_kept++] = l;
+        }
+    }
+    struct fabric_flow *flows = ct->solve_flows;
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < ct->n_region; i++) {
+        const struct contention_flow *f = flow_of(ct, ct->region[i]);
+        flows[i] = (struct fabric_flow){.first = np};
+        for (uint32_t k = 0; k < f->n_leaves; k++) {
+            uint32_t a = ct->used_kept[ct->leaf_local[f->leaf[k]]];
+            if (a == NONE)
+                continue;
+            ct->solve_leaf[np] = a;
+            ct->solve_demand[np++] = f->demand[k];
+            flows[i].count++;
+        }
+    }
+    for (uint32_t a = 0; a < n_used; a++)
+        ct->leaf_local[ct->used_leaf[a]] = NONE;
+    if (fabric_max_min(flows, ct->n_region, ct->solve_leaf, ct->solve_demand, capacity, n_kept) != 0)
+        return -1;
+    for (uint32_t i = 0; i < ct->n_region; i++) {
+        ct->region_share[i] = flows[i].share;
+        ct->region_bottleneck[i] = flows[i].bottleneck == FABRIC_NO_LEAF ? NONE : ct->kept_leaf[flows[i].bottleneck];
+    }
+    ct->runs++;
+    ct->flows_solved += ct->n_region;
+    return 0;
+}
+
+/* ---- the check ---- */
+
+/* Leaf l as the region's solve stands: what its flows use, and the
+ * largest share among them. */
+struct leaf_state {
+    double load, most;
+};
+
+static struct leaf_state leaf_state(const struct contention *ct, uint32_t l)
+{
+    const struct contention_leaf *on = &ct->on[l];
+    struct leaf_state st = {0, 0};
+    for (uint32_t m = 0; m < on->n; m++) {
+        double s = share_now(ct, &on->m[m]);
+        st.load += on->m[m].demand * s;
+        if (s > st.most)
+            st.most = s;
+    }
+    return st;
+}
+
+/* Leaf l can hold a flow at share x: it is full, and no flow on it has more. */
+static int holds(const struct contention *ct, uint32_t l, struct leaf_state st, double x)
+{
+    return st.load >= ct->leaf_capacity[l] * (1 - TOLERANCE) && x >= st.most * (1 - TOLERANCE);
+}
+
+static void check_leaf(struct contention *ct, uint32_t l)
+{
+    if (!ct->leaf_checked[l]) {
+        ct->leaf_checked[l] = 1;
+        ct->checked[ct->n_checked++] = l;
+    }
+}
+
+/* Adds to the region every flow the fair-share condition fails for, as
+ * the region's solve stands. Returns how many, or -1 if memory ran out. */
+static int64_t find_violations(struct contention *ct)
+{
+    uint32_t before = ct->n_region;
+    /* a region flow's bottleneck must carry no outside flow with more */
+    for (uint32_t i = 0; i < before; i++) {
+        uint32_t l = ct->region_bottleneck[i];
+        if (l == NONE)
+            continue;
+        double x = ct->region_share[i] * (1 + TOLERANCE);
+        const struct contention_leaf *on = &ct->on[l];
+        for (uint32_t m = 0; m < on->n; m++)
+            if (on->m[m].region == NONE && on->m[m].share > x && region_add(ct, on->m[m].job) != 0)
+                return -1;
+    }
+    /* the leaves whose flows or shares changed: an outside flow held
+     * there must still be */
+    for (uint32_t i = 0; i < ct->n_dirty; i++)
+        check_leaf(ct, ct->dirty_leaves[i]);
+    for (uint32_t i = 0; i < before; i++) {
+        const struct contention_flow *f = flow_of(ct, ct->region[i]);
+        if (ct->region_share[i] == f->share)
+            continue;
+        for (uint32_t k = 0; k < f->n_leaves; k++)
+            check_leaf(ct, f->leaf[k]);
+    }
+    for (uint32_t c = 0; c < ct->n_checked; c++) {
+        uint32_t l = ct->checked[c];
+        const struct contention_leaf *on = &ct->on[l];
+        int known = 0;
+        struct leaf_state st = {0, 0};
+        for (uint32_t m = 0; m < on->n; m++) {
+            if (on->m[m].region != NONE || on->m[m].bottleneck != l)
+                continue;
+            uint32_t job = on->m[m].job;
+            double x = on->m[m].share;
+            if (!known) {
+                st = leaf_state(ct, l);
+                known = 1;
+            }
+            if (holds(ct, l, st, x))
+                continue;
+            /* another of its leaves may hold it (a tie) */
+            struct contention_flow *f = flow_of(ct, job);
+            uint32_t k = 0;
+            while (k < f->n_leaves && (f->leaf[k] == l || !holds(ct, f->leaf[k], leaf_state(ct, f->leaf[k]), x)))
+                k++;
+            if (k < f->n_leaves)
+                set_bottleneck(ct, f, f->leaf[k]);
+            else if (region_add(ct, job) != 0)
+                return -1;
+        }
+    }
+    for (uint32_t c = 0; c < ct->n_checked; c++)
+        ct->leaf_checked[ct->checked[c]] = 0;
+    ct->n_checked = 0;
+    return (int64_t)(ct->n_region - before);
+}
+
+/* Solves the region until the condition holds everywhere, or over every
+ * flow once the region has grown too far. */
+static int settle(struct contention *ct)
+{
+    for (int round = 0;; round++) {
+        int everyone = round >= MAX_ROUNDS || ct->n_region * 2 > ct->n_flows;
+        for (uint32_t f = 0; everyone && f < ct->n_flows; f++)
+            if (region_add(ct, ct->flows[f].job) != 0)
+                return -1;
+        if (solve_region(ct) != 0)
+            return -1;
+        if (everyone)
+            return 0;
+        int64_t more = find_violations(ct);
+        if (more <= 0)
+            return (int)more;
+    }
+}
+
 int contention_update(struct contention *ct, contention_share_fn share_fn, void *ctx)
 {
     if (!ct->dirty)
         return 0;
     ct->dirty = 0;
-    uint32_t n_members, pairs;
-    int rc = find_component(ct, &n_members, &pairs);
+    int rc = 0;
+    for (uint32_t i = 0; i < ct->n_started && !rc; i++)
+        if (ct->flow_of_job[ct->started[i]] != NONE) /* not stopped in the same instant */
+            rc = region_add(ct, ct->started[i]);
+    ct->n_started = 0;
+    if (!rc)
+        rc = settle(ct);
     for (uint32_t i = 0; i < ct->n_dirty; i++)
         ct->leaf_dirty[ct->dirty_leaves[i]] = 0;
     ct->n_dirty = 0;
-    if (rc != 0 || !n_members)
-        return rc;
-    ct->runs++;
-    ct->flows_solved += n_members;
-    if (ct->n_hot == 0) {
-        /* no leaf limits anyone: every member gets all it asks, as the
-         * solver would say over no hot leaf (fabrics without
-         * oversubscription are always here) */
-        for (uint32_t i = 0; i < n_members && !rc; i++)
-            rc = share_fn(ctx, ct->flows[ct->member[i]].job, 1.0);
-        return rc;
-    }
-    if (solve_room(ct, n_members, pairs) != 0)
-        return -1;
-    struct fabric_flow *flows = ct->solve_flows;
-    uint32_t *leaf = ct->solve_leaf;
-    double *demand = ct->solve_demand, *capacity = ct->solve_capacity;
-    /* number the hot leaves the members use 0..m-1 */
-    uint32_t np = 0, n_local = 0;
-    for (uint32_t i = 0; i < n_members; i++) {
-        const struct contention_flow *p = &ct->flows[ct->member[i]];
-        flows[i] = (struct fabric_flow){np, 0, 0};
-        for (uint32_t k = 0; k < p->n_leaves; k++) {
-            uint32_t g = p->leaf[k];
-            if (!leaf_hot(ct, g))
-                continue;
-            if (ct->leaf_local[g] == UINT32_MAX) {
-                ct->leaf_local[g] = n_local;
-                capacity[n_local++] = ct->leaf_capacity[g];
-            }
-            leaf[np] = ct->leaf_local[g];
-            demand[np++] = p->demand[k];
-            flows[i].count++;
+    for (uint32_t i = 0; i < ct->n_region; i++) {
+        struct contention_flow *f = flow_of(ct, ct->region[i]);
+        set_region(ct, f, NONE);
+        if (rc)
+            continue;
+        if (ct->region_bottleneck[i] != f->bottleneck)
+            set_bottleneck(ct, f, ct->region_bottleneck[i]);
+        if (ct->region_share[i] != f->share) {
+            set_share(ct, f, ct->region_share[i]);
+            rc = share_fn(ctx, f->job, f->share);
         }
     }
-    for (uint32_t i = 0; i < n_members; i++) {
-        const struct contention_flow *p = &ct->flows[ct->member[i]];
-        for (uint32_t k = 0; k < p->n_leaves; k++)
-            ct->leaf_local[p->leaf[k]] = UINT32_MAX;
-    }
-    if (fabric_max_min(flows, n_members, leaf, demand, capacity, n_local) != 0)
-        return -1;
-    for (uint32_t i = 0; i < n_members && !rc; i++) {
-        /* x of the demand on its hot leaves, the same x everywhere */
-        double hot = 0;
-        for (uint32_t k = 0; k < flows[i].count; k++)
-            hot += demand[flows[i].first + k];
-        double share = hot > 0 ? flows[i].rate_gbps / hot : 1.0;
-        rc = share_fn(ctx, ct->flows[ct->member[i]].job, share > 1 ? 1 : share);
-    }
+    ct->n_region = 0;
     return rc;
 }

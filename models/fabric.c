@@ -75,8 +75,10 @@ int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *le
         for (uint32_t k = 0; k < flows[j].count; k++)
             who[start[leaf[flows[j].first + k] + 1]++] = (uint32_t)j;
     /* start[l]..start[l+1] now lists the flows on leaf l */
-    for (size_t j = 0; j < n_flows; j++)
+    for (size_t j = 0; j < n_flows; j++) {
         x[j] = 1.0; /* what is never frozen by a full leaf gets all it asks */
+        flows[j].bottleneck = FABRIC_NO_LEAF;
+    }
     size_t n_active = 0;
     for (size_t l = 0; l < n_leaves; l++) {
         pos[l] = UINT32_MAX;
@@ -125,6 +127,7 @@ int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *le
                 continue;
             frozen[j] = 1;
             x[j] = level;
+            flows[j].bottleneck = full;
             frozen_now[n_frozen_now++] = j;
             for (uint32_t k = 0; k < flows[j].count; k++) {
                 uint32_t l = leaf[flows[j].first + k];
@@ -161,6 +164,7 @@ int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *le
         for (uint32_t k = 0; k < flows[j].count; k++)
             total += demand[flows[j].first + k];
         flows[j].rate_gbps = x[j] * total;
+        flows[j].share = x[j];
     }
     free(block);
     return rc;

@@ -45,15 +45,22 @@ struct fabric_flow {
     uint32_t first; /* into the leaf-share arrays below */
     uint32_t count;
     double rate_gbps; /* result: the job's total allocated rate */
+    double share;     /* result: that rate over the job's demand, in [0, 1] */
+    /* result: the leaf whose filling froze the flow (it is full there, and
+     * no flow on it got a larger share), or FABRIC_NO_LEAF if the flow got
+     * its whole demand */
+    uint32_t bottleneck;
 };
+
+#define FABRIC_NO_LEAF UINT32_MAX
 
 /* Max-min fair shares. flows[i] uses leaves leaf[first..first+count) with
  * demands demand[first..] (Gbps); capacity[l] is leaf l's uplink capacity.
  * Fills flows[i].rate_gbps: the largest rate vector such that no leaf is
  * over capacity and no flow gets more than its demand, where a flow's
  * allocation on each of its leaves is the same fraction of its demand there
- * (a job's traffic is spread over its GPUs evenly). Returns 0, or -1 if
- * memory ran out. */
+ * (a job's traffic is spread over its GPUs evenly); also each flow's share
+ * and bottleneck. Returns 0, or -1 if memory ran out. */
 int fabric_max_min(struct fabric_flow *flows, size_t n_flows, const uint32_t *leaf, const double *demand,
                    const double *capacity, size_t n_leaves);
 

@@ -276,7 +276,7 @@ static void test_fabric_max_min(void)
 {
     /* Two flows on leaf 0 (capacity 10): demands 8 and 8 -> 5 each; a third
      * alone on leaf 1 (capacity 10) with demand 4 gets all of it. */
-    struct fabric_flow f[3] = {{0, 1, 0}, {1, 1, 0}, {2, 1, 0}};
+    struct fabric_flow f[3] = {{.first = 0, .count = 1}, {.first = 1, .count = 1}, {.first = 2, .count = 1}};
     uint32_t leaf[] = {0, 0, 1};
     double demand[] = {8, 8, 4}, cap[] = {10, 10};
     CHECK_INT(fabric_max_min(f, 3, leaf, demand, cap, 2), 0);
@@ -286,12 +286,19 @@ static void test_fabric_max_min(void)
     /* a flow on two leaves is held to the tighter one: A on leaves 0 and 1
      * (demand 6 each), B on leaf 1 only (demand 6), leaf 1 capacity 6:
      * A and B rise together to 0.5 (3 + 3 on leaf 1), then leaf 1 is full. */
-    struct fabric_flow g[2] = {{0, 2, 0}, {2, 1, 0}};
+    struct fabric_flow g[2] = {{.first = 0, .count = 2}, {.first = 2, .count = 1}};
     uint32_t gl[] = {0, 1, 1};
     double gd[] = {6, 6, 6}, gc[] = {100, 6};
     CHECK_INT(fabric_max_min(g, 2, gl, gd, gc, 2), 0);
     CHECK_NEAR(g[0].rate_gbps, 6, 1e-9); /* 0.5 x (6 + 6) */
     CHECK_NEAR(g[1].rate_gbps, 3, 1e-9);
+    /* both froze at leaf 1, at half their demand; f[2] got all it asked */
+    CHECK_INT(g[0].bottleneck, 1);
+    CHECK_INT(g[1].bottleneck, 1);
+    CHECK_NEAR(g[0].share, 0.5, 1e-12);
+    CHECK_INT(f[0].bottleneck, 0);
+    CHECK(f[2].bottleneck == FABRIC_NO_LEAF);
+    CHECK_NEAR(f[2].share, 1.0, 0);
     CHECK_NEAR(runtime_slowdown(0.5, 400, 100), 2.5, 1e-12);
     CHECK_INT(runtime_min_span(8, 8, 8, 16), SPAN_NVLINK);
     CHECK_INT(runtime_min_span(16, 8, 8, 16), SPAN_LEAF);
