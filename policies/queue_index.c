@@ -23,6 +23,15 @@ static int32_t job_slots(const struct policy_job *job)
     return job->milli > 0 ? 0 : job->slots;
 }
 
+/* The size class of a job of `slots`: 0 for at most one slot, else
+ * ceil(log2(slots)) (2 -> 1, 3-4 -> 2, 5-8 -> 3, ...), at most the
+ * index's last class, which holds every larger job too. */
+static uint32_t size_class(const struct queue_index *x, int64_t slots)
+{
+    uint32_t c = slots <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll((unsigned long long)(slots - 1));
+    return c < x->classes ? c : x->classes - 1;
+}
+
 /* Sets leaf b, the minima of the jobs the queue holds in block b (none:
  * never a candidate), read from the view itself. */
 static void block_set(struct queue_index *x, const struct cluster_view *v, uint64_t b)
@@ -33,24 +42,30 @@ static void block_set(struct queue_index *x, const struct cluster_view *v, uint6
     if (hi > end)
         hi = end;
     int32_t slots = INT32_MAX;
-    int64_t dur = INT64_MAX;
+    int64_t *dur = &x->dur[(x->size + b) * x->classes];
+    for (uint32_t c = 0; c < x->classes; c++)
+        dur[c] = INT64_MAX;
     for (uint64_t c = lo; c < hi; c++) {
         const struct policy_job *job = &v->queued[c - v->queue_origin];
         int32_t s = job_slots(job);
         int64_t d = queue_job_duration(job);
+        uint32_t k = size_class(x, s);
         slots = s < slots ? s : slots;
-        dur = d < dur ? d : dur;
+        dur[k] = d < dur[k] ? d : dur[k];
     }
+    for (uint32_t c = 1; c < x->classes; c++)
+        dur[c] = dur[c - 1] < dur[c] ? dur[c - 1] : dur[c];
     x->slots[x->size + b] = slots;
-    x->dur[x->size + b] = dur;
 }
 
 static void pull(struct queue_index *x, uint64_t k)
 {
     int32_t a = x->slots[2 * k], b = x->slots[2 * k + 1];
-    int64_t c = x->dur[2 * k], d = x->dur[2 * k + 1];
     x->slots[k] = a < b ? a : b;
-    x->dur[k] = c < d ? c : d;
+    const int64_t *l = &x->dur[2 * k * x->classes], *r = l + x->classes;
+    int64_t *d = &x->dur[k * x->classes];
+    for (uint32_t c = 0; c < x->classes; c++)
+        d[c] = l[c] < r[c] ? l[c] : r[c];
 }
 
 /* Recomputes the ancestors of leaves [a, b). */
@@ -81,16 +96,21 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
     uint64_t end = v->queue_origin + v->n_queued, size = 2;
     while (size * QUEUE_INDEX_BLOCK < end)
         size *= 2;
-    if (size != x->size) {
+    /* classes up to the cluster's size: a job no larger can start */
+    uint32_t classes = 1;
+    while (classes < 32 && ((int64_t)1 << (classes - 1)) < v->total_slots)
+        classes++;
+    if (size != x->size || classes != x->classes) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
         if (!slots)
             return -1;
         x->slots = slots;
-        int64_t *dur = realloc(x->dur, 2 * size * sizeof *dur);
+        int64_t *dur = realloc(x->dur, 2 * size * classes * sizeof *dur);
         if (!dur)
             return -1;
         x->dur = dur;
         x->size = size;
+        x->classes = classes;
     }
     for (uint64_t k = 0; k < size; k++)
         block_set(x, v, k);
@@ -124,12 +144,23 @@ struct query {
     const struct cluster_view *v;
     uint64_t from, to; /* coordinates */
     int64_t room, extra, window;
+    uint32_t room_class; /* size_class(room) */
 };
 
-/* Whether a job, or a node's minima, may be one the walk would try. */
+/* Whether a job may be one the walk would try. */
 static int may_try(const struct query *q, int32_t slots, int64_t dur)
 {
     return slots <= q->room && (dur <= q->window || slots <= q->extra);
+}
+
+/* Whether node k's jobs may hold one: one small enough to fit in the spare
+ * slots, or one of a class no larger than the room's that ends in time (a
+ * class holds jobs up to twice the size of the one below, so this may say
+ * yes for a job just over the room; never no for one that fits). */
+static int node_may_try(const struct query *q, uint64_t k)
+{
+    int32_t slots = q->x->slots[k];
+    return slots <= q->room && (slots <= q->extra || q->x->dur[k * q->x->classes + q->room_class] <= q->window);
 }
 
 /* The first coordinate in [q->from, q->to) under node k (blocks [lo, hi))
@@ -138,7 +169,7 @@ static int may_try(const struct query *q, int32_t slots, int64_t dur)
 static uint64_t first_in(const struct query *q, uint64_t k, uint64_t lo, uint64_t hi)
 {
     const uint64_t B = QUEUE_INDEX_BLOCK;
-    if (hi * B <= q->from || lo * B >= q->to || !may_try(q, q->x->slots[k], q->x->dur[k]))
+    if (hi * B <= q->from || lo * B >= q->to || !node_may_try(q, k))
         return UINT64_MAX;
     if (hi - lo == 1) {
         uint64_t a = lo * B > q->from ? lo * B : q->from, b = hi * B < q->to ? hi * B : q->to;
@@ -158,7 +189,8 @@ uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view
 {
     if (from >= v->n_queued)
         return v->n_queued;
-    struct query q = {x, v, v->queue_origin + from, v->queue_origin + v->n_queued, room, extra, window};
+    struct query q = {x, v, v->queue_origin + from, v->queue_origin + v->n_queued, room, extra, window,
+                      size_class(x, room)};
     uint64_t c = first_in(&q, 1, 0, x->size);
     return c == UINT64_MAX ? v->n_queued : (uint32_t)(c - v->queue_origin);
 }

@@ -8,12 +8,16 @@
  * every job, and reading tens of thousands of them every pass was most of
  * a year-long forecast. The index is a tree of minima over the host's
  * queue coordinates (policy.h, ABI 4) in blocks of QUEUE_INDEX_BLOCK: per
- * block the least slots (0 for a fractional job, which may take none) and
- * the least duration of its jobs; a subtree whose least slots exceed the
- * free slots, or whose least slots exceed the spare ones and whose least
- * duration outlasts the shadow, holds no job the walk would try, and is
- * passed over whole. In a block that may hold one, the view's jobs are
- * read one by one. Minima over more jobs than the queue holds only pass
+ * block the least slots (0 for a fractional job, which may take none) and,
+ * per size class (one slot, 2, 3-4, 5-8, ...), the least duration of its
+ * jobs of that class or a smaller one; a subtree whose least slots exceed
+ * the free slots, or whose least slots exceed the spare ones and whose
+ * jobs of the free slots' class or smaller all outlast the shadow, holds
+ * no job the walk would try, and is passed over whole. In a block that may
+ * hold one, the view's jobs are read one by one. (With one least duration
+ * for all sizes, a subtree holding a small long job and a large short one
+ * looked like it held a small short one: on the 12,500-node year fleet 97%
+ * of the blocks read held no job to try, and the walk was 17% of the run.) Minima over more jobs than the queue holds only pass
  * over less, so what the walk tries is exactly what it tried reading every
  * job (tests/unit/test_queue_index.c checks both).
  *
@@ -48,7 +52,8 @@ static inline int64_t queue_job_duration(const struct policy_job *job)
 struct queue_index {
     uint64_t size;        /* leaves (blocks): coordinates [0, size x QUEUE_INDEX_BLOCK); 0 = never built */
     int32_t *slots;       /* per tree node (root 1, block b at size + b): least slots */
-    int64_t *dur;         /* per tree node: least duration */
+    uint32_t classes;     /* job size classes: 0 (one slot), (1, 2], (2, 4], ... */
+    int64_t *dur;         /* per tree node, `classes` each: least duration of a job of that class or a smaller one */
     uint64_t origin, end; /* the coordinates the queue held at the last update */
 };
 
