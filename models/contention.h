@@ -72,7 +72,6 @@ struct contention {
     const struct cluster *c;
     uint32_t n_leaves;
     double *leaf_capacity;          /* uplink capacity (Gbps) */
-    double *leaf_load;              /* what the flows use of it at their shares */
     struct contention_leaf *on;     /* per leaf: the flows on it */
     uint8_t *leaf_dirty;            /* flows started or stopped since the last update */
     uint32_t *dirty_leaves, n_dirty;
@@ -94,10 +93,10 @@ struct contention {
     uint8_t *leaf_checked;
     uint32_t *checked, n_checked;
     /* one region solve: the leaves its flows use (leaf_local numbers them,
-     * UINT32_MAX elsewhere), what the region asks of each and what it used
-     * of each; those it can fill (kept) are the solver's leaves */
+     * UINT32_MAX elsewhere) and what the region asks of each; those it can
+     * fill (kept) are the solver's leaves */
     uint32_t *leaf_local, *used_leaf, *used_kept, *kept_leaf;
-    double *used_asked, *used_back;
+    double *used_asked;
     struct fabric_flow *solve_flows;
     uint32_t *solve_leaf;
     double *solve_demand, *solve_capacity;
