@@ -23,12 +23,15 @@ static int32_t job_slots(const struct policy_job *job)
     return job->milli > 0 ? 0 : job->slots;
 }
 
-/* The size class of a job of `slots`: 0 for at most one slot, else
- * ceil(log2(slots)) (2 -> 1, 3-4 -> 2, 5-8 -> 3, ...), at most the
- * index's last class, which holds every larger job too. */
+/* The size class of a job of `slots`: floor(log2(slots)), 0 for at most
+ * one slot (1 -> 0, 2-3 -> 1, 4-7 -> 2, ...), at most the index's last
+ * class, which holds every larger job too. Powers of two open their class,
+ * so a class holds no job of a common GPU count larger than the free slots
+ * that picked it (with classes closed by powers of two, 65-127 free slots
+ * picked the class of the 128-GPU jobs). */
 static uint32_t size_class(const struct queue_index *x, int64_t slots)
 {
-    uint32_t c = slots <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll((unsigned long long)(slots - 1));
+    uint32_t c = slots <= 1 ? 0 : 63 - (uint32_t)__builtin_clzll((unsigned long long)slots);
     return c < x->classes ? c : x->classes - 1;
 }
 
@@ -96,9 +99,9 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
     uint64_t end = v->queue_origin + v->n_queued, size = 2;
     while (size * QUEUE_INDEX_BLOCK < end)
         size *= 2;
-    /* classes up to the cluster's size: a job no larger can start */
+    /* classes up to the cluster's size: a larger job cannot start */
     uint32_t classes = 1;
-    while (classes < 32 && ((int64_t)1 << (classes - 1)) < v->total_slots)
+    while (classes < 32 && ((int64_t)1 << classes) <= v->total_slots)
         classes++;
     if (size != x->size || classes != x->classes) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
@@ -154,9 +157,10 @@ static int may_try(const struct query *q, int32_t slots, int64_t dur)
 }
 
 /* Whether node k's jobs may hold one: one small enough to fit in the spare
- * slots, or one of a class no larger than the room's that ends in time (a
- * class holds jobs up to twice the size of the one below, so this may say
- * yes for a job just over the room; never no for one that fits). */
+ * slots, or one of a class no larger than the room's that ends in time (the
+ * room's class also holds jobs larger than the room, up to twice its
+ * lowest size, so this may say yes for one of those; never no for a job
+ * that fits). */
 static int node_may_try(const struct query *q, uint64_t k)
 {
     int32_t slots = q->x->slots[k];

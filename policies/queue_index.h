@@ -9,7 +9,7 @@
  * a year-long forecast. The index is a tree of minima over the host's
  * queue coordinates (policy.h, ABI 4) in blocks of QUEUE_INDEX_BLOCK: per
  * block the least slots (0 for a fractional job, which may take none) and,
- * per size class (one slot, 2, 3-4, 5-8, ...), the least duration of its
+ * per size class (one slot, 2-3, 4-7, 8-15, ...), the least duration of its
  * jobs of that class or a smaller one; a subtree whose least slots exceed
  * the free slots, or whose least slots exceed the spare ones and whose
  * jobs of the free slots' class or smaller all outlast the shadow, holds
@@ -52,7 +52,7 @@ static inline int64_t queue_job_duration(const struct policy_job *job)
 struct queue_index {
     uint64_t size;        /* leaves (blocks): coordinates [0, size x QUEUE_INDEX_BLOCK); 0 = never built */
     int32_t *slots;       /* per tree node (root 1, block b at size + b): least slots */
-    uint32_t classes;     /* job size classes: 0 (one slot), (1, 2], (2, 4], ... */
+    uint32_t classes;     /* job size classes: 0 (one slot), [2, 4), [4, 8), ... */
     int64_t *dur;         /* per tree node, `classes` each: least duration of a job of that class or a smaller one */
     uint64_t origin, end; /* the coordinates the queue held at the last update */
 };
