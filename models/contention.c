@@ -37,6 +37,8 @@ int contention_init(struct contention *ct, const struct cluster *c, size_t n_job
     ct->leaf_dirty = calloc(nl, 1);
     ct->dirty_leaves = malloc(nl * sizeof *ct->dirty_leaves);
     ct->leaf_checked = calloc(nl, 1);
+    ct->leaf_forced = calloc(nl, 1);
+    ct->forced = malloc(nl * sizeof *ct->forced);
     ct->checked = malloc(nl * sizeof *ct->checked);
     ct->leaf_local = malloc(nl * sizeof *ct->leaf_local);
     ct->used_leaf = malloc(nl * sizeof *ct->used_leaf);
@@ -44,7 +46,7 @@ int contention_init(struct contention *ct, const struct cluster *c, size_t n_job
     ct->kept_leaf = malloc(nl * sizeof *ct->kept_leaf);
     ct->used_asked = malloc(nl * sizeof *ct->used_asked);
     ct->flow_of_job = malloc(nj * sizeof *ct->flow_of_job);
-    if (!ct->leaf_capacity || !ct->on || !ct->leaf_dirty || !ct->dirty_leaves || !ct->leaf_checked ||
+    if (!ct->leaf_capacity || !ct->on || !ct->leaf_dirty || !ct->dirty_leaves || !ct->leaf_checked || !ct->leaf_forced || !ct->forced ||
         !ct->checked || !ct->leaf_local || !ct->used_leaf || !ct->used_kept || !ct->kept_leaf || !ct->used_asked ||
         !ct->flow_of_job)
         return -1;
@@ -78,6 +80,8 @@ void contention_release(struct contention *ct)
     free(ct->leaf_dirty);
     free(ct->dirty_leaves);
     free(ct->leaf_checked);
+    free(ct->leaf_forced);
+    free(ct->forced);
     free(ct->checked);
     free(ct->leaf_local);
     free(ct->used_leaf);
@@ -251,33 +255,82 @@ static int solve_room(struct contention *ct, uint32_t pairs)
     return 0;
 }
 
+static void force_leaf(struct contention *ct, uint32_t l)
+{
+    if (!ct->leaf_forced[l]) {
+        ct->leaf_forced[l] = 1;
+        ct->forced[ct->n_forced++] = l;
+    }
+}
+
+/* Leaf l as the region's solve stands: what its flows use, and the
+ * largest share among them. */
+struct leaf_state {
+    double load, most;
+};
+
+static struct leaf_state leaf_state(const struct contention *ct, uint32_t l)
+{
+    const struct contention_leaf *on = &ct->on[l];
+    struct leaf_state st = {0, 0};
+    for (uint32_t m = 0; m < on->n; m++) {
+        double s = share_now(ct, &on->m[m]);
+        st.load += on->m[m].demand * s;
+        if (s > st.most)
+            st.most = s;
+    }
+    return st;
+}
+
 /* Max-min over the region's flows, every other flow held at its share: a
- * leaf offers what the others leave of its capacity. Only leaves where the
- * region asks for more than that can fill; the others are left out. What
- * the others leave is summed over them afresh each time, in the leaf's
- * order: a flow solved again with the same others gets the same bits, so
- * a share that did not move shows as not moved. (Kept as a running load
- * less the region's part, the cancellation moved ~6 shares an update by
- * 1e-12 to 1e-9 on the bench fleet, each a rescheduled end and a check.) */
-static int solve_region(struct contention *ct)
+ * leaf offers what the others leave of its capacity.
+ *
+ * Over which leaves: a region flow is limited where it is held (its
+ * bottleneck), and a flow that just started anywhere; a leaf where some
+ * region flow is held, every leaf of a new flow, and the leaves forced in
+ * earlier rounds are solved, each with every region flow on it. The other
+ * leaves of the region's flows are left out (a region flow uses ~14 leaves
+ * on the bench fleet, and reading all of them was most of an update). That
+ * answer is the region's fair one if no leaf left out ends over its
+ * capacity: one can only where a region flow's share rose, and such a leaf
+ * is forced and the region solved again. Of the solved leaves, only those
+ * where the region asks for more than the others leave can fill; the
+ * others go to the solver as no constraint.
+ *
+ * What the others leave is summed over them afresh each time, in the
+ * leaf's order: a flow solved again with the same others gets the same
+ * bits, so a share that did not move shows as not moved. (Kept as a running
+ * load less the region's part, the cancellation moved ~6 shares an update
+ * by 1e-12 to 1e-9 on the bench fleet, each a rescheduled end and a
+ * check.)
+ *
+ * Returns the number of leaves it forced (0: the answer stands), or -1 if
+ * memory ran out. */
+static int64_t solve_region(struct contention *ct, int every_leaf)
 {
     uint32_t pairs = 0, n_used = 0, n_kept = 0;
     for (uint32_t i = 0; i < ct->n_region; i++)
         pairs += flow_of(ct, ct->region[i])->n_leaves;
     if (solve_room(ct, pairs) != 0)
         return -1;
-    /* the leaves the region uses, numbered in order of first use */
+    /* the leaves solved, numbered in order of first use */
     for (uint32_t i = 0; i < ct->n_region; i++) {
         const struct contention_flow *f = flow_of(ct, ct->region[i]);
         for (uint32_t k = 0; k < f->n_leaves; k++) {
-            uint32_t l = f->leaf[k], a = ct->leaf_local[l];
-            if (a == NONE) {
-                a = ct->leaf_local[l] = n_used++;
-                ct->used_leaf[a] = l;
-                ct->used_asked[a] = 0;
-            }
-            ct->used_asked[a] += f->demand[k];
+            uint32_t l = f->leaf[k];
+            if (ct->leaf_local[l] != NONE ||
+                !(every_leaf || f->share < 0 || ct->leaf_forced[l] || l == ct->region_bottleneck[i]))
+                continue;
+            ct->leaf_local[l] = n_used;
+            ct->used_leaf[n_used] = l;
+            ct->used_asked[n_used++] = 0;
         }
+    }
+    for (uint32_t i = 0; i < ct->n_region; i++) {
+        const struct contention_flow *f = flow_of(ct, ct->region[i]);
+        for (uint32_t k = 0; k < f->n_leaves; k++)
+            if (ct->leaf_local[f->leaf[k]] != NONE)
+                ct->used_asked[ct->leaf_local[f->leaf[k]]] += f->demand[k];
     }
     double *capacity = ct->solve_capacity;
     for (uint32_t a = 0; a < n_used; a++) {
@@ -300,47 +353,90 @@ static int solve_region(struct contention *ct)
         const struct contention_flow *f = flow_of(ct, ct->region[i]);
         flows[i] = (struct fabric_flow){.first = np};
         for (uint32_t k = 0; k < f->n_leaves; k++) {
-            uint32_t a = ct->used_kept[ct->leaf_local[f->leaf[k]]];
-            if (a == NONE)
+            uint32_t a = ct->leaf_local[f->leaf[k]];
+            if (a == NONE || ct->used_kept[a] == NONE)
                 continue;
-            ct->solve_leaf[np] = a;
+            ct->solve_leaf[np] = ct->used_kept[a];
             ct->solve_demand[np++] = f->demand[k];
             flows[i].count++;
         }
     }
-    for (uint32_t a = 0; a < n_used; a++)
-        ct->leaf_local[ct->used_leaf[a]] = NONE;
+    int64_t forced = 0;
     if (fabric_max_min(flows, ct->n_region, ct->solve_leaf, ct->solve_demand, capacity, n_kept) != 0)
-        return -1;
-    for (uint32_t i = 0; i < ct->n_region; i++) {
+        forced = -1;
+    for (uint32_t i = 0; i < ct->n_region && forced >= 0; i++) {
         double was = flow_of(ct, ct->region[i])->share, x = flows[i].share;
         ct->region_share[i] = was >= 0 && fabs(x - was) <= SAME_SHARE ? was : x;
         ct->region_bottleneck[i] = flows[i].bottleneck == FABRIC_NO_LEAF ? NONE : ct->kept_leaf[flows[i].bottleneck];
     }
+    /* a leaf left out may now be over capacity only where a share rose */
+    for (uint32_t i = 0; i < ct->n_region && forced >= 0; i++) {
+        const struct contention_flow *f = flow_of(ct, ct->region[i]);
+        if (f->share < 0 || ct->region_share[i] <= f->share)
+            continue;
+        for (uint32_t k = 0; k < f->n_leaves; k++) {
+            uint32_t l = f->leaf[k];
+            if (ct->leaf_local[l] != NONE || ct->leaf_forced[l])
+                continue;
+            if (leaf_state(ct, l).load > ct->leaf_capacity[l] * (1 + TOLERANCE)) {
+                force_leaf(ct, l);
+                forced++;
+            }
+        }
+    }
+    for (uint32_t a = 0; a < n_used; a++)
+        ct->leaf_local[ct->used_leaf[a]] = NONE;
     ct->runs++;
     ct->flows_solved += ct->n_region;
-    return 0;
+    return forced;
 }
 
 /* ---- the check ---- */
 
-/* Leaf l as the region's solve stands: what its flows use, and the
- * largest share among them. */
-struct leaf_state {
-    double load, most;
-};
-
-static struct leaf_state leaf_state(const struct contention *ct, uint32_t l)
+/* The level leaf l would fill at if the region flows it holds rose
+ * together and every other flow on it kept its share or came down to that
+ * level: the water level over the others' shares. A region flow's
+ * bottleneck carrying outside flows with a larger share is full; those
+ * above this level are the ones that must come down for the region's
+ * flows, those below it keep their share on this leaf's account (taking
+ * every flow above the region's share made regions of ~16 flows, where ~3
+ * shares move). */
+static double leaf_level(const struct contention *ct, uint32_t l)
 {
     const struct contention_leaf *on = &ct->on[l];
-    struct leaf_state st = {0, 0};
+    double open = 0, fixed = 0;
+    /* the others' shares, lowest first (a leaf carries ~10 flows) */
+    double cap[64], d[64];
+    uint32_t n = 0;
     for (uint32_t m = 0; m < on->n; m++) {
-        double s = share_now(ct, &on->m[m]);
-        st.load += on->m[m].demand * s;
-        if (s > st.most)
-            st.most = s;
+        const struct contention_member *e = &on->m[m];
+        if (e->region != NONE && ct->region_bottleneck[e->region] == l) {
+            open += e->demand;
+            continue;
+        }
+        if (n == 64) /* a crowded leaf: no level, every flow above joins */
+            return 0;
+        double s = share_now(ct, e);
+        uint32_t at = n++;
+        while (at > 0 && cap[at - 1] > s) {
+            cap[at] = cap[at - 1];
+            d[at] = d[at - 1];
+            at--;
+        }
+        cap[at] = s;
+        d[at] = e->demand;
     }
-    return st;
+    /* the others from the top down come down to the level until it is
+     * above the next one's share: others [0, k) keep theirs */
+    for (uint32_t k = 0; k < n; k++)
+        fixed += d[k] * cap[k];
+    for (uint32_t k = n;; k--) {
+        double level = open > 0 ? (ct->leaf_capacity[l] - fixed) / open : 1;
+        if (k == 0 || level >= cap[k - 1])
+            return level;
+        fixed -= d[k - 1] * cap[k - 1];
+        open += d[k - 1];
+    }
 }
 
 /* Leaf l can hold a flow at share x: it is full, and no flow on it has more. */
@@ -362,13 +458,19 @@ static void check_leaf(struct contention *ct, uint32_t l)
 static int64_t find_violations(struct contention *ct)
 {
     uint32_t before = ct->n_region;
-    /* a region flow's bottleneck must carry no outside flow with more */
+    /* a region flow's bottleneck must carry no outside flow with more: of
+     * those, the ones above the leaf's new level join */
     for (uint32_t i = 0; i < before; i++) {
         uint32_t l = ct->region_bottleneck[i];
         if (l == NONE)
             continue;
-        double x = ct->region_share[i] + TOLERANCE;
+        double x = ct->region_share[i] + TOLERANCE, level = leaf_level(ct, l);
         const struct contention_leaf *on = &ct->on[l];
+        int above_level = 0;
+        for (uint32_t m = 0; m < on->n; m++)
+            above_level |= on->m[m].region == NONE && on->m[m].share > level + TOLERANCE;
+        if (above_level)
+            x = level + TOLERANCE;
         for (uint32_t m = 0; m < on->n; m++)
             if (on->m[m].region == NONE && on->m[m].share > x && region_add(ct, on->m[m].job) != 0)
                 return -1;
@@ -426,10 +528,13 @@ static int settle(struct contention *ct)
         for (uint32_t f = 0; everyone && f < ct->n_flows; f++)
             if (region_add(ct, ct->flows[f].job) != 0)
                 return -1;
-        if (solve_region(ct) != 0)
+        int64_t forced = solve_region(ct, everyone);
+        if (forced < 0)
             return -1;
         if (everyone)
             return 0;
+        if (forced > 0)
+            continue; /* the same region again, over the forced leaves too */
         int64_t more = find_violations(ct);
         if (more <= 0)
             return (int)more;
@@ -451,6 +556,9 @@ int contention_update(struct contention *ct, contention_share_fn share_fn, void 
     for (uint32_t i = 0; i < ct->n_dirty; i++)
         ct->leaf_dirty[ct->dirty_leaves[i]] = 0;
     ct->n_dirty = 0;
+    for (uint32_t i = 0; i < ct->n_forced; i++)
+        ct->leaf_forced[ct->forced[i]] = 0;
+    ct->n_forced = 0;
     for (uint32_t i = 0; i < ct->n_region; i++) {
         struct contention_flow *f = flow_of(ct, ct->region[i]);
         set_region(ct, f, NONE);

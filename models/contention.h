@@ -89,9 +89,10 @@ struct contention {
     double *region_share;
     uint32_t *region_bottleneck;
     uint32_t n_region, cap_region;
-    /* scratch: the leaves a check reads, and one region solve's input */
-    uint8_t *leaf_checked;
-    uint32_t *checked, n_checked;
+    /* scratch: the leaves a check reads, the leaves an update's solves
+     * must include, and one region solve's input */
+    uint8_t *leaf_checked, *leaf_forced;
+    uint32_t *checked, n_checked, *forced, n_forced;
     /* one region solve: the leaves its flows use (leaf_local numbers them,
      * UINT32_MAX elsewhere) and what the region asks of each; those it can
      * fill (kept) are the solver's leaves */
