@@ -155,6 +155,8 @@ void contention_remove(struct contention *ct, uint32_t job)
     if (pos == NONE)
         return;
     struct contention_flow *f = &ct->flows[pos];
+    if (f->bottleneck != NONE)
+        ct->on[f->bottleneck].held--;
     for (uint32_t k = 0; k < f->n_leaves; k++) {
         /* the leaf's last member takes this one's place */
         uint32_t l = f->leaf[k];
@@ -195,8 +197,12 @@ static void set_region(const struct contention *ct, struct contention_flow *f, u
         member(ct, f, k)->region = r;
 }
 
-static void set_bottleneck(const struct contention *ct, struct contention_flow *f, uint32_t l)
+static void set_bottleneck(struct contention *ct, struct contention_flow *f, uint32_t l)
 {
+    if (f->bottleneck != NONE)
+        ct->on[f->bottleneck].held--;
+    if (l != NONE)
+        ct->on[l].held++;
     f->bottleneck = l;
     for (uint32_t k = 0; k < f->n_leaves; k++)
         member(ct, f, k)->bottleneck = l;
@@ -489,6 +495,8 @@ static int64_t find_violations(struct contention *ct)
     for (uint32_t c = 0; c < ct->n_checked; c++) {
         uint32_t l = ct->checked[c];
         const struct contention_leaf *on = &ct->on[l];
+        if (!on->held)
+            continue; /* no flow held here to check */
         int known = 0;
         struct leaf_state st = {0, 0};
         for (uint32_t m = 0; m < on->n; m++) {

@@ -66,6 +66,7 @@ struct contention_member {
 struct contention_leaf {
     struct contention_member *m;
     uint32_t n, cap;
+    uint32_t held; /* how many of them it holds (is their bottleneck) */
 };
 
 struct contention {

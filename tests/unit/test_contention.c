@@ -225,7 +225,7 @@ static void test_incremental_matches_full(void)
     struct pcg32 rng;
     pcg32_stream(&rng, 21, RNG_TEST, 2);
     double worst = 0;
-    uint64_t checks = 0, skipped_ok = 1, calls_ok = 1, updates = 0, regrown = 0, unfair = 0, overfull = 0;
+    uint64_t checks = 0, skipped_ok = 1, calls_ok = 1, updates = 0, regrown = 0, unfair = 0, overfull = 0, held_ok = 1;
     for (int trial = 0; trial < 40; trial++) {
         /* up to 3:1 oversubscribed, and some trials with many flows on few
          * leaves, where nearly every leaf is full and a change spreads */
@@ -289,6 +289,14 @@ static void test_incremental_matches_full(void)
             regrown += ct.runs > runs + 1;
             for (uint32_t j = 0; j < next_job; j++)
                 calls_ok &= !running[j] || !isnan(s.of_job[j]);
+            /* each leaf counts the flows it holds (the check skips a leaf
+             * that holds none) */
+            for (uint32_t l = 0; l < n_leaves; l++) {
+                uint32_t held = 0;
+                for (uint32_t f = 0; f < ct.n_flows; f++)
+                    held += ct.flows[f].bottleneck == l;
+                held_ok &= held == ct.on[l].held;
+            }
             uint32_t over;
             unfair += unfair_flows(&ct, &s, &over);
             overfull += over;
@@ -313,6 +321,7 @@ static void test_incremental_matches_full(void)
     CHECK(checks > 20000);
     CHECK(skipped_ok);
     CHECK(calls_ok);
+    CHECK(held_ok);
     CHECK_INT(unfair, 0);
     CHECK_INT(overfull, 0);
     /* the region grew past its first solve in many updates */
