@@ -99,9 +99,10 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
     uint64_t end = v->queue_origin + v->n_queued, size = 2;
     while (size * QUEUE_INDEX_BLOCK < end)
         size *= 2;
-    /* classes up to the cluster's size: a larger job cannot start */
+    /* classes up to the cluster's size (a larger job cannot start), once
+     * the queue is deep enough for them to pay */
     uint32_t classes = 1;
-    while (classes < 32 && ((int64_t)1 << classes) <= v->total_slots)
+    while (v->n_queued > QUEUE_INDEX_CLASSES_FROM && classes < 32 && ((int64_t)1 << classes) <= v->total_slots)
         classes++;
     if (size != x->size || classes != x->classes) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
@@ -125,7 +126,8 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
 int queue_index_update(struct queue_index *x, const struct cluster_view *v)
 {
     uint64_t origin = v->queue_origin, end = origin + v->n_queued;
-    if (!v->queue_tracked || x->size == 0 || end > x->size * QUEUE_INDEX_BLOCK) {
+    if (!v->queue_tracked || x->size == 0 || end > x->size * QUEUE_INDEX_BLOCK ||
+        (x->classes == 1 && v->n_queued > QUEUE_INDEX_CLASSES_FROM)) {
         if (rebuild(x, v) != 0) {
             x->size = 0; /* half built: the next pass rebuilds */
             return -1;

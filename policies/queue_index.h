@@ -17,7 +17,8 @@
  * hold one, the view's jobs are read one by one. (With one least duration
  * for all sizes, a subtree holding a small long job and a large short one
  * looked like it held a small short one: on the 12,500-node year fleet 97%
- * of the blocks read held no job to try, and the walk was 17% of the run.) Minima over more jobs than the queue holds only pass
+ * of the blocks read held no job to try, and the walk was 17% of the run.
+ * A queue of at most QUEUE_INDEX_CLASSES_FROM jobs keeps one class.) Minima over more jobs than the queue holds only pass
  * over less, so what the walk tries is exactly what it tried reading every
  * job (tests/unit/test_queue_index.c checks both).
  *
@@ -48,6 +49,13 @@ static inline int64_t queue_job_duration(const struct policy_job *job)
 
 /* Queue coordinates per leaf of the tree. */
 #define QUEUE_INDEX_BLOCK 32
+
+/* Size classes are kept once the queue holds more jobs than this; below,
+ * one class (one least duration for every size). A class costs every
+ * block and tree node one more minimum to keep, and a short queue has few
+ * runs to pass over: on HPC2N (240 processors, at most ~1,900 waiting)
+ * eight classes made EASY's replay 25% slower. */
+#define QUEUE_INDEX_CLASSES_FROM 4096
 
 struct queue_index {
     uint64_t size;        /* leaves (blocks): coordinates [0, size x QUEUE_INDEX_BLOCK); 0 = never built */
