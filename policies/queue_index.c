@@ -6,6 +6,7 @@
 void queue_index_init(struct queue_index *x)
 {
     memset(x, 0, sizeof *x);
+    x->tally = x->tally_of;
 }
 
 void queue_index_release(struct queue_index *x)
@@ -45,19 +46,23 @@ static void block_set(struct queue_index *x, const struct cluster_view *v, uint6
     if (hi > end)
         hi = end;
     int32_t slots = INT32_MAX;
-    int64_t *dur = &x->dur[(x->size + b) * x->classes];
+    int64_t least[32], *dur = &x->dur[(x->size + b) * x->classes];
     for (uint32_t c = 0; c < x->classes; c++)
-        dur[c] = INT64_MAX;
+        least[c] = INT64_MAX;
     for (uint64_t c = lo; c < hi; c++) {
         const struct policy_job *job = &v->queued[c - v->queue_origin];
         int32_t s = job_slots(job);
         int64_t d = queue_job_duration(job);
         uint32_t k = size_class(x, s);
         slots = s < slots ? s : slots;
-        dur[k] = d < dur[k] ? d : dur[k];
+        /* a branch, not a conditional store: a run of one class would
+         * otherwise wait on its own last store every job */
+        if (d < least[k])
+            least[k] = d;
     }
+    dur[0] = least[0];
     for (uint32_t c = 1; c < x->classes; c++)
-        dur[c] = dur[c - 1] < dur[c] ? dur[c - 1] : dur[c];
+        dur[c] = dur[c - 1] < least[c] ? dur[c - 1] : least[c];
     x->slots[x->size + b] = slots;
 }
 
@@ -100,9 +105,9 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
     while (size * QUEUE_INDEX_BLOCK < end)
         size *= 2;
     /* classes up to the cluster's size (a larger job cannot start), once
-     * the queue is deep enough for them to pay */
+     * they pay (queue_index.h) */
     uint32_t classes = 1;
-    while (v->n_queued > QUEUE_INDEX_CLASSES_FROM && classes < 32 && ((int64_t)1 << classes) <= v->total_slots)
+    while (x->want_classes && classes < 32 && ((int64_t)1 << classes) <= v->total_slots)
         classes++;
     if (size != x->size || classes != x->classes) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
@@ -126,8 +131,12 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
 int queue_index_update(struct queue_index *x, const struct cluster_view *v)
 {
     uint64_t origin = v->queue_origin, end = origin + v->n_queued;
+    if (!x->want_classes && x->tally[0] >= QUEUE_INDEX_TALLY) {
+        x->want_classes = v->n_queued > QUEUE_INDEX_CLASSES_FROM && x->tally[1] > QUEUE_INDEX_WASTED * x->tally[0];
+        x->tally[0] = x->tally[1] = 0;
+    }
     if (!v->queue_tracked || x->size == 0 || end > x->size * QUEUE_INDEX_BLOCK ||
-        (x->classes == 1 && v->n_queued > QUEUE_INDEX_CLASSES_FROM)) {
+        (x->want_classes && x->classes == 1 && v->total_slots >= 2)) {
         if (rebuild(x, v) != 0) {
             x->size = 0; /* half built: the next pass rebuilds */
             return -1;
@@ -184,6 +193,7 @@ static uint64_t first_in(const struct query *q, uint64_t k, uint64_t lo, uint64_
             if (may_try(q, job_slots(job), queue_job_duration(job)))
                 return c;
         }
+        q->x->tally[1]++;
         return UINT64_MAX;
     }
     uint64_t mid = lo + (hi - lo) / 2, c = first_in(q, 2 * k, lo, mid);
@@ -197,6 +207,7 @@ uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view
         return v->n_queued;
     struct query q = {x, v, v->queue_origin + from, v->queue_origin + v->n_queued, room, extra, window,
                       size_class(x, room)};
+    x->tally[0]++;
     uint64_t c = first_in(&q, 1, 0, x->size);
     return c == UINT64_MAX ? v->n_queued : (uint32_t)(c - v->queue_origin);
 }
