@@ -114,21 +114,27 @@ static void change(struct model_queue *m, struct pcg32 *r)
     }
 }
 
-static void test_next_equals_scan(void)
+/* With size classes (forced: a queue this short keeps one class unless
+ * the walk wastes) or without. */
+static void next_equals_scan(int classes)
 {
     static struct model_queue m;
     struct pcg32 r;
     pcg32_stream(&r, 5, RNG_TEST, 41);
     struct queue_index x;
     queue_index_init(&x);
+    x.want_classes = classes;
     memset(&m, 0, sizeof m);
     int wrong = 0, found = 0, incremental = 0;
     for (int step = 0; step < 4000 && !wrong; step++) {
         change(&m, &r);
         struct cluster_view v = {.queued = &m.buf[m.off], .n_queued = m.n, .queue_origin = m.off,
-                                 .queue_dirty = m.dirt, .n_queue_dirty = m.n_dirt, .queue_tracked = m.tracked};
+                                 .queue_dirty = m.dirt, .n_queue_dirty = m.n_dirt, .queue_tracked = m.tracked,
+                                 .total_slots = 100};
         incremental += m.tracked;
         if (!CHECK_INT(queue_index_update(&x, &v), 0))
+            break;
+        if (!CHECK_INT(x.classes, classes ? 7 : 1))
             break;
         m.n_dirt = 0;
         m.tracked = 1;
@@ -150,6 +156,12 @@ static void test_next_equals_scan(void)
     CHECK(found > 10000);     /* the queries do find jobs */
     CHECK(incremental > 3000); /* most steps update from the record */
     queue_index_release(&x);
+}
+
+static void test_next_equals_scan(void)
+{
+    next_equals_scan(0);
+    next_equals_scan(1);
 }
 
 /* Whole replays under the policies the index serves, the host's record
