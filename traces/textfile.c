@@ -188,10 +188,8 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
         return textfile_read_gz(fd, path, data, len, err);
     size_t size = (size_t)(st.st_size - start);
     char *raw = malloc(size + 1);
-    if (!raw) {
-        close(fd);
-        return err_set(err, path, 0, 0, "out of memory reading '%s'", path);
-    }
+    if (!raw) /* streaming needs less memory */
+        return textfile_read_gz(fd, path, data, len, err);
     int whole = textfile_slurp(fd, raw, size);
     /* gzread copies input without the two magic bytes as it is */
     int gzip = size >= 2 && (unsigned char)raw[0] == 0x1f && (unsigned char)raw[1] == 0x8b;
