@@ -59,6 +59,14 @@ struct swf_fields {
     double v[SWF_FIELDS]; /* -1 = unknown or missing */
 };
 
+/* The name a field interned last: logs list a user's jobs in runs, and the
+ * same token always interns to the same index, so a run costs one memcmp. */
+struct swf_last_name {
+    const char *tok; /* into the buffer being read; NULL = none yet */
+    size_t len;
+    int32_t index;
+};
+
 struct swf_reader {
     struct textfile_report rep;
     enum swf_convention conv;
@@ -75,6 +83,7 @@ struct swf_reader {
     int warned_extra;
     size_t repeats[SWF_REPEAT_KINDS];
     long repeat_line[SWF_REPEAT_KINDS];
+    struct swf_last_name last_user, last_team;
 };
 
 static double swf_value(const struct swf_fields *f, int field)
@@ -184,37 +193,38 @@ static void swf_header(struct swf_reader *r, const char *s, size_t n, long linen
 
 /* ---- job lines: splitting and numbers ---- */
 
-/* Returns 0, or -1 when the line holds binary garbage (reported once). */
-static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
-                     struct swf_fields *f)
-{
-    f->line = lineno;
-    f->nf = 0;
-    size_t i = 0;
-    while (i < n) {
-        if (swf_is_space((unsigned char)s[i])) {
-            i++;
-            continue;
-        }
-        size_t start = i;
-        for (; i < n && !swf_is_space((unsigned char)s[i]); i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (c < 0x20 || c == 0x7f) {
-                textfile_error(&r->rep, lineno, (long)i + 1, "unexpected byte 0x%02x", c);
-                return -1;
-            }
-        }
-        if (f->nf < SWF_FIELDS) {
-            f->tok[f->nf] = s + start;
-            f->len[f->nf] = i - start;
-            f->col[f->nf] = (long)start + 1;
-        } else if (f->nf == SWF_FIELDS) {
-            f->extra_col = (long)start + 1;
-        }
-        f->nf++;
-    }
-    return 0;
-}
+/* What each byte is to the splitter: one table lookup per byte instead of
+ * a chain of compares, since splitting is most of the reading time. */
+enum swf_byte { SWF_B_OTHER, SWF_B_DIGIT, SWF_B_SPACE, SWF_B_CONTROL };
+
+/* Written out: a range initializer is a GNU extension. O other, D digit,
+ * S space (as swf_is_space), C control (< 0x20 and 0x7f, but not a space). */
+#define O SWF_B_OTHER
+#define D SWF_B_DIGIT
+#define S SWF_B_SPACE
+#define C SWF_B_CONTROL
+static const unsigned char swf_byte_class[256] = {
+    C, C, C, C, C, C, C, C, C, S, C, S, S, S, C, C,
+    C, C, C, C, C, C, C, C, C, C, C, C, C, C, C, C,
+    S, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    D, D, D, D, D, D, D, D, D, D, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, C,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,
+};
+#undef O
+#undef D
+#undef S
+#undef C
 
 /* Most fields are small integers: read them directly (exactly, and about
  * ten times faster than strtod). Returns 0, or -1 if tok is not one. */
@@ -233,6 +243,78 @@ static int swf_parse_integer(const char *tok, size_t len, double *out)
     return 0;
 }
 
+/* Splits a job line into tokens and reads the plain integers among them on
+ * the way (the same values swf_parse_integer gives); f->v[i] is NAN where a
+ * token needs swf_parse_number. Returns 0, or -1 when the line holds binary
+ * garbage (reported once, before any bad number on the line). */
+static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
+                     struct swf_fields *f)
+{
+    f->line = lineno;
+    f->nf = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        if (swf_byte_class[u[i]] == SWF_B_SPACE) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        int neg = u[i] == '-';
+        i += (size_t)neg;
+        uint64_t v = 0;
+        while (i < n && swf_byte_class[u[i]] == SWF_B_DIGIT)
+            v = v * 10 + (uint64_t)(u[i++] - '0');
+        size_t digits = i - start - (size_t)neg;
+        int integer = digits >= 1 && digits <= 15;
+        for (; i < n && swf_byte_class[u[i]] != SWF_B_SPACE; i++) {
+            integer = 0;
+            if (swf_byte_class[u[i]] == SWF_B_CONTROL) {
+                textfile_error(&r->rep, lineno, (long)i + 1, "unexpected byte 0x%02x", u[i]);
+                return -1;
+            }
+        }
+        if (f->nf < SWF_FIELDS) {
+            f->tok[f->nf] = s + start;
+            f->len[f->nf] = i - start;
+            f->col[f->nf] = (long)start + 1;
+            f->v[f->nf] = !integer ? NAN : neg ? -(double)v : (double)v;
+        } else if (f->nf == SWF_FIELDS) {
+            f->extra_col = (long)start + 1;
+        }
+        f->nf++;
+    }
+    return 0;
+}
+
+/* "552.21", "-.5", "7.": at most 15 digits in all and so an exact integer
+ * m, divided by an exact power of ten; one correctly rounded division is
+ * what strtod returns (Clinger's fast path). Returns -1 for anything else,
+ * which strtod then judges. */
+static int swf_parse_decimal(const char *tok, size_t len, double *out)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    size_t i = tok[0] == '-';
+    int64_t m = 0;
+    int digits = 0, frac = -1; /* digits after the point, -1 = no point yet */
+    for (; i < len; i++) {
+        if (tok[i] == '.' && frac < 0) {
+            frac = 0;
+            continue;
+        }
+        if (tok[i] < '0' || tok[i] > '9' || ++digits > 15)
+            return -1;
+        m = m * 10 + (tok[i] - '0');
+        frac += frac >= 0;
+    }
+    if (digits == 0 || frac < 0)
+        return -1;
+    double v = (double)m / pow10[frac];
+    *out = tok[0] == '-' ? -v : v;
+    return 0;
+}
+
 static int swf_is_number_char(char c)
 {
     return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E';
@@ -245,7 +327,7 @@ static int swf_parse_number(const char *tok, size_t len, double *out)
     char buf[SWF_TOKEN_MAX];
     if (len == 0 || len >= sizeof buf)
         return -1;
-    if (swf_parse_integer(tok, len, out) == 0)
+    if (swf_parse_integer(tok, len, out) == 0 || swf_parse_decimal(tok, len, out) == 0)
         return 0;
     for (size_t i = 0; i < len; i++)
         if (!swf_is_number_char(tok[i]))
@@ -266,10 +348,11 @@ static int swf_parse_fields(struct swf_reader *r, struct swf_fields *f)
     int bad = 0;
     char q[TEXTFILE_QUOTE_CAP];
     for (int i = 0; i < SWF_FIELDS; i++) {
-        f->v[i] = -1;
-        if (i >= f->nf)
+        if (i >= f->nf) {
+            f->v[i] = -1;
             continue;
-        if (swf_parse_number(f->tok[i], f->len[i], &f->v[i]) != 0) {
+        }
+        if (isnan(f->v[i]) && swf_parse_number(f->tok[i], f->len[i], &f->v[i]) != 0) {
             textfile_error(&r->rep, f->line, f->col[i], "field %d ('%s') is not a number", i + 1,
                       textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
             bad++;
@@ -297,6 +380,13 @@ static int swf_check_times(struct swf_reader *r, const struct swf_fields *f)
     return bad;
 }
 
+/* floor(v) == v without the libm call: every double from 2^52 up is whole,
+ * and below it the conversion to int64_t is exact. v is finite. */
+static int swf_is_whole(double v)
+{
+    return fabs(v) >= 4503599627370496.0 || v == (double)(int64_t)v;
+}
+
 /* A whole number from a field, or an error at it. */
 static int swf_whole(struct swf_reader *r, const struct swf_fields *f, int field, double max,
                      int64_t *out)
@@ -308,7 +398,7 @@ static int swf_whole(struct swf_reader *r, const struct swf_fields *f, int field
         *out = -1;
         return 0;
     }
-    if (v != floor(v)) {
+    if (!swf_is_whole(v)) {
         textfile_error(&r->rep, f->line, f->col[i], "field %d ('%s') is not a whole number", field,
                   textfile_quote(q, sizeof q, f->tok[i], f->len[i]));
         return -1;
@@ -324,6 +414,10 @@ static int swf_whole(struct swf_reader *r, const struct swf_fields *f, int field
 
 static sim_time swf_us(double s)
 {
+    /* whole seconds (nearly every field) times 10^6 stay below 2^53, exact:
+     * what llround gives, without the call */
+    if (fabs(s) < 9e9 && swf_is_whole(s))
+        return (sim_time)s * 1000000;
     return (sim_time)llround(s * 1e6);
 }
 
@@ -350,22 +444,27 @@ static const char *swf_id_text(char *buf, size_t cap, const char *tok, size_t le
     return buf;
 }
 
-static int32_t swf_intern(struct swf_reader *r, struct string_table *t, const struct swf_fields *f,
-                          int field)
+static int32_t swf_intern(struct swf_reader *r, struct string_table *t, struct swf_last_name *last,
+                          const struct swf_fields *f, int field)
 {
     int i = field - 1;
     if (f->v[i] < 0)
         return -1;
+    if (last->tok && last->len == f->len[i] && memcmp(last->tok, f->tok[i], f->len[i]) == 0)
+        return last->index;
     char buf[SWF_TOKEN_MAX];
     int32_t k = string_table_intern(t, swf_id_text(buf, sizeof buf, f->tok[i], f->len[i], f->v[i]));
-    if (k < 0)
+    if (k < 0) {
         textfile_out_of_memory(&r->rep, f->line);
+        return k;
+    }
+    *last = (struct swf_last_name){f->tok[i], f->len[i], k};
     return k;
 }
 
 static int32_t swf_status(double v)
 {
-    if (v < 0 || v > INT32_MAX || v != floor(v))
+    if (v < 0 || v > INT32_MAX || !swf_is_whole(v))
         return -1;
     return (int32_t)v;
 }
@@ -394,8 +493,8 @@ static int swf_job_base(struct swf_reader *r, const struct swf_fields *f, struct
 
 static int swf_job_people(struct swf_reader *r, const struct swf_fields *f, struct job *j)
 {
-    j->user = swf_intern(r, &r->w->users, f, SWF_F_USER);
-    j->team = swf_intern(r, &r->w->teams, f, SWF_F_GROUP);
+    j->user = swf_intern(r, &r->w->users, &r->last_user, f, SWF_F_USER);
+    j->team = swf_intern(r, &r->w->teams, &r->last_team, f, SWF_F_GROUP);
     return r->rep.no_memory ? -1 : 0;
 }
 
@@ -415,10 +514,10 @@ static void swf_convert_replay(struct swf_reader *r, const struct swf_fields *f)
         return;
     }
     char q[TEXTFILE_QUOTE_CAP];
-    const char *id = textfile_quote(q, sizeof q, f->tok[0], f->len[0]);
     if (swf_value(f, SWF_F_RUN) < 0) {
         swf_warn_repeat(r, SWF_REPEAT_NO_RUN, f->line, f->col[SWF_F_RUN - 1],
-                        "job '%s' has no run time: skipped", id);
+                        "job '%s' has no run time: skipped",
+                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
         r->w->meta.skipped_at_read++;
         return;
     }
@@ -427,7 +526,8 @@ static void swf_convert_replay(struct swf_reader *r, const struct swf_fields *f)
                                                        : 0;
     if (!size_field) {
         swf_warn_repeat(r, SWF_REPEAT_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
-                        "job '%s' has no processor count: skipped", id);
+                        "job '%s' has no processor count: skipped",
+                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
         r->w->meta.skipped_at_read++;
         return;
     }

@@ -1,5 +1,5 @@
 /* swf: reader for the Standard Workload Format (Parallel Workloads Archive),
- * plain or gzip-compressed (zlib reads both).
+ * plain or gzip-compressed (traces/textfile.h reads both).
  *
  * Lenient as real logs demand: a missing header, tabs, float fields, absolute
  * epoch timestamps, gaps in job ids, extra fields (Alea's extended SWF) and

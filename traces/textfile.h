@@ -1,5 +1,11 @@
-/* textfile: reading a whole trace file into memory, plain or gzip-compressed
- * (zlib reads both transparently), and walking it line by line.
+/* textfile: reading a whole trace file into memory, plain or gzip-compressed,
+ * and walking it line by line.
+ *
+ * A regular file is read with one read(); if it is one gzip member, it is
+ * inflated in one libdeflate call sized by the member's trailer. Anything
+ * else (a pipe, several members, trailing bytes, a wrong trailer, corrupt
+ * data, more than the size limit) streams through zlib's gzread, which
+ * defines the result and the messages: both paths give the same bytes.
  *
  * Trace readers parse from memory so that the same code serves files, tests
  * and fuzzers (the *_read_buffer functions). The buffer returned by

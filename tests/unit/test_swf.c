@@ -1,6 +1,7 @@
 /* Tests of traces/swf.c (both conventions), traces/trace.c and
  * traces/textfile.c: small inline logs for each rule, then the real logs in
  * ../shared/traces when they are there. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
 #include "traces/swf.h"
+#include "traces/textfile.h"
 #include "traces/trace.h"
 
 /* A tail of 18-field lines needs 13 more fields after the first five. */
@@ -374,6 +376,205 @@ static void test_swf_gzip_files(void)
     workload_release(&w);
 }
 
+/* Creates the temporary file path (tmp_path with suffix) holding what
+ * build writes. Returns 1 when it could. */
+static int tmp_file(char *path, size_t cap, const char *suffix, void (*build)(FILE *f))
+{
+    tmp_path(path, cap, suffix);
+    FILE *f = fopen(path, "wb");
+    if (!CHECK(f != NULL))
+        return 0;
+    build(f);
+    fclose(f);
+    return 1;
+}
+
+/* Writes the bytes of one gzip member of text (zlib's deflate, gzip
+ * wrapper) to f. */
+static void gz_member(FILE *f, const char *text)
+{
+    unsigned char out[4096];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return;
+    z.next_in = (unsigned char *)(uintptr_t)text;
+    z.avail_in = (unsigned)strlen(text);
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    deflate(&z, Z_FINISH);
+    fwrite(out, 1, sizeof out - z.avail_out, f);
+    deflateEnd(&z);
+}
+
+/* textfile_read on a file built by build(f): 0 and the text, or -1 and a
+ * message starting with want_err. */
+static void check_textfile(const char *what, void (*build)(FILE *f), const char *want_text,
+                           const char *want_err)
+{
+    char path[256];
+    if (!tmp_file(path, sizeof path, "-tf.swf.gz", build))
+        return;
+    char *data = NULL;
+    size_t len = 0;
+    struct err e;
+    err_clear(&e);
+    int rc = textfile_read(path, &data, &len, &e);
+    if (want_text) {
+        if (!CHECK_INT(rc, 0))
+            fprintf(stderr, "  %s: %s\n", what, e.msg);
+        else if (!CHECK(len == strlen(want_text) && memcmp(data, want_text, len) == 0 && data[len] == '\0'))
+            fprintf(stderr, "  %s: read '%.*s'\n", what, (int)len, data);
+    } else {
+        char want[512];
+        snprintf(want, sizeof want, "corrupt gzip data in '%s': %s", path, want_err);
+        CHECK_INT(rc, -1);
+        if (!CHECK_STR(e.msg, want))
+            fprintf(stderr, "  %s\n", what);
+    }
+    free(data);
+    unlink(path);
+}
+
+#define TF_A "; MaxProcs: 8\r\n1 0 0 10 2" TAIL13 "\r\n"
+#define TF_B "2 3 0 10 4" TAIL13 "\n"
+
+static void tf_one(FILE *f) { gz_member(f, TF_A TF_B); }
+static void tf_two(FILE *f) { gz_member(f, TF_A); gz_member(f, TF_B); }
+static void tf_three(FILE *f) { gz_member(f, TF_A); gz_member(f, ""); gz_member(f, TF_B); }
+static void tf_garbage(FILE *f) { gz_member(f, TF_A TF_B); fputs("not gzip", f); }
+static void tf_magic_after(FILE *f) { gz_member(f, TF_A TF_B); fputs("\x1f\x8bxx", f); }
+
+/* A member whose trailer is damaged by flip(trailer) (the CRC at 0..3,
+ * ISIZE at 4..7), or cut short by cut bytes. */
+static void tf_member_edit(FILE *f, int flip_at, size_t cut)
+{
+    char tmp[256];
+    tmp_path(tmp, sizeof tmp, "-tf-part.gz");
+    FILE *m = fopen(tmp, "w+b");
+    if (!m)
+        return;
+    gz_member(m, TF_A TF_B);
+    long n = ftell(m);
+    unsigned char buf[4096];
+    rewind(m);
+    size_t got = fread(buf, 1, sizeof buf, m);
+    fclose(m);
+    unlink(tmp);
+    if (got != (size_t)n || got < 8)
+        return;
+    if (flip_at >= 0)
+        buf[got - 8 + (size_t)flip_at] ^= 0x01;
+    fwrite(buf, 1, got - cut, f);
+}
+static void tf_bad_crc(FILE *f) { tf_member_edit(f, 0, 0); }
+static void tf_isize_bigger(FILE *f) { tf_member_edit(f, 5, 0); } /* ISIZE + 256 */
+static void tf_isize_zero(FILE *f)
+{
+    tf_member_edit(f, -1, 4);
+    fwrite("\0\0\0\0", 1, 4, f);
+}
+static void tf_truncated(FILE *f) { tf_member_edit(f, -1, 30); }
+static void tf_trailer_cut(FILE *f) { tf_member_edit(f, -1, 3); }
+static void tf_plain(FILE *f) { fputs(TF_A TF_B, f); }
+static void tf_empty(FILE *f) { (void)f; }
+
+/* The one-call inflate and zlib's stream must read every gzip file alike:
+ * members concatenated, trailing bytes ignored, a wrong trailer or a cut
+ * stream an error with zlib's reason. */
+static void test_textfile_gzip_shapes(void)
+{
+    check_textfile("one member", tf_one, TF_A TF_B, NULL);
+    check_textfile("two members", tf_two, TF_A TF_B, NULL);
+    check_textfile("an empty member between", tf_three, TF_A TF_B, NULL);
+    check_textfile("trailing garbage", tf_garbage, TF_A TF_B, NULL);
+    check_textfile("plain text", tf_plain, TF_A TF_B, NULL);
+    check_textfile("empty file", tf_empty, "", NULL);
+    check_textfile("magic after the member", tf_magic_after, NULL, "unknown compression method");
+    check_textfile("bad crc", tf_bad_crc, NULL, "incorrect data check");
+    check_textfile("isize too big", tf_isize_bigger, NULL, "incorrect length check");
+    check_textfile("isize zero", tf_isize_zero, NULL, "incorrect length check");
+    check_textfile("truncated", tf_truncated, NULL, "unexpected end of file");
+    check_textfile("trailer cut", tf_trailer_cut, NULL, "unexpected end of file");
+}
+
+/* A file opened as "-" may have been partly read already: the rest is what
+ * counts, for plain and gzip'd input. */
+static void tf_skip_then_member(FILE *f)
+{
+    fputs("skip me\n", f);
+    gz_member(f, TF_B);
+}
+
+static void test_textfile_stdin_offset(void)
+{
+    char path[256];
+    if (!tmp_file(path, sizeof path, "-off.swf", tf_skip_then_member))
+        return;
+    int saved = dup(STDIN_FILENO);
+    FILE *in = freopen(path, "rb", stdin);
+    if (!CHECK(in != NULL && saved >= 0))
+        return;
+    CHECK_INT(lseek(STDIN_FILENO, 8, SEEK_SET), 8);
+    char *data = NULL;
+    size_t len = 0;
+    struct err e;
+    err_clear(&e);
+    CHECK_INT(textfile_read("-", &data, &len, &e), 0);
+    CHECK(data && len == strlen(TF_B) && memcmp(data, TF_B, len) == 0);
+    free(data);
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    clearerr(stdin);
+    unlink(path);
+}
+
+/* Decimals are read without strtod where an exact fast path exists; the
+ * value must be strtod's to the last bit. Users and groups that are not
+ * plain digits are interned as "%.17g" of the value, which shows it. */
+static void test_swf_decimal_values(void)
+{
+    static const char *const toks[] = {
+        "552.21", "0.1", "0.3", "-.5", "5.", ".25", "3.14159265358979", "123456789012345.6",
+        "12345678901234.5", "0.000000000000001", "99999999999999.9", "1.0000000000000002",
+        "00000000000000000000001.5", "1e-7", "2.5E3", "+1.5", "9007199254740993", "1234567890123456",
+        "-0.0", "7.000",
+    };
+    char text[8192];
+    size_t o = 0;
+    size_t n = sizeof toks / sizeof *toks;
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%zu 0 0 10 2 -1 -1 2 20 -1 1 %s 1 -1 -1 -1 -1 -1\n",
+                              i + 1, toks[i]);
+    struct reader_case c;
+    swf_case_read(&c, text, SWF_REPLAY);
+    CHECK_INT(c.rc, 0);
+    if (CHECK_INT(c.w.n, n)) {
+        for (size_t i = 0; i < n; i++) {
+            double v = strtod(toks[i], NULL);
+            char want[64];
+            if (v < 0)
+                snprintf(want, sizeof want, "(unknown)");
+            else if (v == (double)(long long)v && strspn(toks[i], "0123456789") == strlen(toks[i]))
+                snprintf(want, sizeof want, "%s", toks[i] + strspn(toks[i], "0") -
+                                                     (strspn(toks[i], "0") == strlen(toks[i])));
+            else if (v == (double)(long long)v)
+                snprintf(want, sizeof want, "%lld", (long long)v);
+            else
+                snprintf(want, sizeof want, "%.17g", v);
+            const char *got = c.w.jobs[i].user < 0 ? "(unknown)" : string_table_get(&c.w.users, c.w.jobs[i].user);
+            if (!CHECK_STR(got, want))
+                fprintf(stderr, "  token '%s'\n", toks[i]);
+        }
+    }
+    reader_case_release(&c);
+}
+
+static void write_one_jsonl_job(FILE *f)
+{
+    fputs("\n  {\"submit_s\":1,\"runtime_s\":2,\"gpus\":3}\n", f);
+}
+
 static void test_trace_format_detection(void)
 {
     CHECK_INT(trace_format_from_name("a/b.swf"), TRACE_SWF);
@@ -385,12 +586,8 @@ static void test_trace_format_detection(void)
     CHECK_INT(trace_format_from_name("swf"), TRACE_AUTO);
 
     char path[256];
-    tmp_path(path, sizeof path, ".trace");
-    FILE *f = fopen(path, "w");
-    if (!CHECK(f != NULL))
+    if (!tmp_file(path, sizeof path, ".trace", write_one_jsonl_job))
         return;
-    fputs("\n  {\"submit_s\":1,\"runtime_s\":2,\"gpus\":3}\n", f);
-    fclose(f);
     struct workload w;
     struct err e;
     workload_init(&w);
@@ -578,6 +775,9 @@ void suite_swf(void)
     test_run("swf unsorted", test_swf_unsorted);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
+    test_run("textfile gzip shapes", test_textfile_gzip_shapes);
+    test_run("textfile stdin offset", test_textfile_stdin_offset);
+    test_run("swf decimal values", test_swf_decimal_values);
     test_run("trace format detection", test_trace_format_detection);
     test_run("swf real hpc2n", test_real_hpc2n);
     test_run("swf real hpc2n rlscheduler", test_real_hpc2n_rlscheduler);
