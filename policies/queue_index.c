@@ -7,6 +7,7 @@ void queue_index_init(struct queue_index *x)
 {
     memset(x, 0, sizeof *x);
     x->tally = x->tally_of;
+    x->scan_below = QUEUE_INDEX_SCAN_BELOW;
 }
 
 void queue_index_release(struct queue_index *x)
@@ -131,6 +132,16 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
 int queue_index_update(struct queue_index *x, const struct cluster_view *v)
 {
     uint64_t origin = v->queue_origin, end = origin + v->n_queued;
+    /* a short queue is read job by job (queue_index.h); the tree is built
+     * afresh once the queue is long again */
+    if (v->n_queued < (x->scanning ? 2 * x->scan_below : x->scan_below)) {
+        x->scanning = 1;
+        return 0;
+    }
+    if (x->scanning) {
+        x->scanning = 0;
+        x->size = 0;
+    }
     if (!x->want_classes && x->tally[0] >= QUEUE_INDEX_TALLY) {
         x->want_classes = v->n_queued > QUEUE_INDEX_CLASSES_FROM && x->tally[1] > QUEUE_INDEX_WASTED * x->tally[0];
         x->tally[0] = x->tally[1] = 0;
@@ -205,6 +216,12 @@ uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view
 {
     if (from >= v->n_queued)
         return v->n_queued;
+    if (x->scanning) {
+        struct query q = {x, v, 0, 0, room, extra, window, 0};
+        while (from < v->n_queued && !may_try(&q, job_slots(&v->queued[from]), queue_job_duration(&v->queued[from])))
+            from++;
+        return from;
+    }
     struct query q = {x, v, v->queue_origin + from, v->queue_origin + v->n_queued, room, extra, window,
                       size_class(x, room)};
     x->tally[0]++;

@@ -115,8 +115,10 @@ static void change(struct model_queue *m, struct pcg32 *r)
 }
 
 /* With size classes (forced: a queue this short keeps one class unless
- * the walk wastes) or without. */
-static void next_equals_scan(int classes)
+ * the walk wastes) or without; with the tree from the first job
+ * (scan_below 0), or reading a short queue job by job until it is long
+ * (the default: the model's queue grows past it). */
+static void next_equals_scan(int classes, uint32_t scan_below)
 {
     static struct model_queue m;
     struct pcg32 r;
@@ -124,6 +126,8 @@ static void next_equals_scan(int classes)
     struct queue_index x;
     queue_index_init(&x);
     x.want_classes = classes;
+    x.scan_below = scan_below;
+    int scanned = 0, built = 0;
     memset(&m, 0, sizeof m);
     int wrong = 0, found = 0, incremental = 0;
     for (int step = 0; step < 4000 && !wrong; step++) {
@@ -134,7 +138,9 @@ static void next_equals_scan(int classes)
         incremental += m.tracked;
         if (!CHECK_INT(queue_index_update(&x, &v), 0))
             break;
-        if (!CHECK_INT(x.classes, classes ? 7 : 1))
+        scanned += x.scanning;
+        built += !x.scanning;
+        if (!x.scanning && !CHECK_INT(x.classes, classes ? 7 : 1))
             break;
         m.n_dirt = 0;
         m.tracked = 1;
@@ -155,13 +161,16 @@ static void next_equals_scan(int classes)
     }
     CHECK(found > 10000);     /* the queries do find jobs */
     CHECK(incremental > 3000); /* most steps update from the record */
+    CHECK(built > 1000);
+    CHECK(scan_below == 0 ? scanned == 0 : scanned > 50);
     queue_index_release(&x);
 }
 
 static void test_next_equals_scan(void)
 {
-    next_equals_scan(0);
-    next_equals_scan(1);
+    next_equals_scan(0, 0);
+    next_equals_scan(1, 0);
+    next_equals_scan(0, QUEUE_INDEX_SCAN_BELOW);
 }
 
 /* Whole replays under the policies the index serves, the host's record
@@ -283,6 +292,7 @@ static void test_pass_equals_full_walk(void)
         fill_view(&r, &v, nodes, with_free, running, by_end, allocs, queued);
         struct queue_index x;
         queue_index_init(&x);
+        x.scan_below = 0; /* the tree, however short the view's queue */
         if (!CHECK_INT(queue_index_update(&x, &v), 0))
             break;
         struct policy_decisions a = {.items = a_items, .cap = V_QUEUED + 8, .allocs = a_allocs, .cap_allocs = V_QUEUED * 4};
