@@ -105,10 +105,17 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
     uint64_t end = v->queue_origin + v->n_queued, size = 2;
     while (size * QUEUE_INDEX_BLOCK < end)
         size *= 2;
-    /* classes up to the cluster's size (a larger job cannot start), once
-     * they pay (queue_index.h) */
+    /* classes, once they pay (queue_index.h), up to the largest job
+     * waiting and the cluster's size (a larger job cannot start): a larger
+     * job that comes later joins the last class, which is only coarser
+     * (17 classes for a 100,000-GPU cluster whose jobs ask at most 1,024
+     * made every refresh pay for 6 empty ones) */
+    int64_t largest = 1;
+    for (uint32_t k = 0; x->want_classes && k < v->n_queued; k++)
+        largest = v->queued[k].slots > largest ? v->queued[k].slots : largest;
+    largest = largest < v->total_slots ? largest : v->total_slots;
     uint32_t classes = 1;
-    while (x->want_classes && classes < 32 && ((int64_t)1 << classes) <= v->total_slots)
+    while (x->want_classes && classes < 32 && ((int64_t)1 << classes) <= largest)
         classes++;
     if (size != x->size || classes != x->classes) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
