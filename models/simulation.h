@@ -87,7 +87,7 @@ struct sim_stats {
     double lost_slot_us;    /* work lost since the last checkpoint, x slots */
     double node_up_us, node_present_us; /* availability = up / present */
     uint64_t deliveries, retirements;
-    uint64_t contention_updates, contention_flows; /* max-min runs, and flows in them */
+    uint64_t contention_updates, contention_flows; /* max-min solves (of regions), and flows in them */
 };
 
 /* Called after each pass with the view the policy saw and what it decided

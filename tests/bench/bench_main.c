@@ -315,7 +315,7 @@ static int bench_fleet(int days)
     for (size_t i = 0; i < w.n; i++)
         cross += res.jobs[i].span == SPAN_SPINE;
     printf("fleet     12,500 nodes x 8 GPUs, %d days: %zu jobs (gen %.2f s)  replay %6.2f s  %.3fM events/s  "
-           "failures %llu  interrupted %llu  cross-leaf jobs %zu (max-min %llu runs, %.1f flows each)  max queue %u  "
+           "failures %llu  interrupted %llu  cross-leaf jobs %zu (%llu max-min solves of %.1f flows each)  max queue %u  "
            "peak RSS %6.1f MiB\n",
            days, w.n, gen, s, (double)res.stats.events / s / 1e6, (unsigned long long)res.stats.failures,
            (unsigned long long)res.stats.interruptions, cross, (unsigned long long)res.stats.contention_updates,
