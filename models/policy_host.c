@@ -34,6 +34,12 @@ struct guard {
 
 static _Thread_local struct guard *current_guard;
 static _Thread_local int alt_stack_ready;
+/* What guard_setup has done for this thread, so that a call under the guard
+ * (one per pass) skips its lock once everything is in place: GUARD_READY,
+ * and GUARD_WATCHED once the watchdog runs too. A fork clears it (the
+ * child has no watchdog). */
+enum { GUARD_READY = 1, GUARD_WATCHED = 2 };
+static _Thread_local int guard_done;
 
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 static int handlers_installed;
@@ -118,6 +124,7 @@ static void after_fork_child(void)
 {
     /* threads do not survive fork: the child starts its own when it needs one */
     watchdog_running = 0;
+    guard_done = 0; /* the forking thread is the child's only one */
     atomic_store(&watch_seq, 0);
 }
 
@@ -125,6 +132,9 @@ static void after_fork_child(void)
  * that a plugin overflowing its stack is caught too. */
 static void guard_setup(int want_watchdog)
 {
+    int need = want_watchdog ? GUARD_READY | GUARD_WATCHED : GUARD_READY;
+    if ((guard_done & need) == need)
+        return;
     pthread_mutex_lock(&setup_lock);
     if (!handlers_installed) {
         struct sigaction sa;
@@ -163,6 +173,11 @@ static void guard_setup(int want_watchdog)
             free(ss.ss_sp);
         }
     }
+    /* without an alternate stack or a watchdog (they failed), try again next time */
+    pthread_mutex_lock(&setup_lock);
+    if (alt_stack_ready)
+        guard_done = GUARD_READY | (watchdog_running ? GUARD_WATCHED : 0);
+    pthread_mutex_unlock(&setup_lock);
 }
 
 static const char *signal_words(int sig)
@@ -365,15 +380,6 @@ void policy_host_close(struct policy_host *h)
 
 /* ---- the view ---- */
 
-int policy_running_end_before(const struct policy_running *a, const struct policy_running *b)
-{
-    if (a->expected_end_us != b->expected_end_us)
-        return a->expected_end_us < b->expected_end_us;
-    if (a->job.submit_us != b->job.submit_us)
-        return a->job.submit_us < b->job.submit_us;
-    return a->job.id < b->job.id;
-}
-
 void policy_host_order_by_end(const struct policy_running *running, uint32_t n, uint32_t *by_end)
 {
     /* insertion into a sorted run, binary search for the place: hosts
@@ -415,8 +421,9 @@ int policy_host_size_decisions(struct policy_decisions *out, const struct cluste
     int64_t alloc_need = view->total_slots + view->n_queued + 1;
     if (alloc_need > UINT32_MAX / 2)
         alloc_need = UINT32_MAX / 2;
-    if (buffers_grow((void **)&out->items, &out->cap, need, sizeof *out->items) != 0 ||
-        buffers_grow((void **)&out->allocs, &out->cap_allocs, (uint32_t)alloc_need, sizeof *out->allocs) != 0)
+    int fits = need <= out->cap && (uint32_t)alloc_need <= out->cap_allocs && out->items && out->allocs;
+    if (!fits && (buffers_grow((void **)&out->items, &out->cap, need, sizeof *out->items) != 0 ||
+        buffers_grow((void **)&out->allocs, &out->cap_allocs, (uint32_t)alloc_need, sizeof *out->allocs) != 0))
         return -1;
     out->n = 0;
     out->n_allocs = 0;
@@ -437,11 +444,16 @@ static int grow_stamps(uint32_t **a, uint32_t *cap, uint32_t need)
 
 static int scratch(struct policy_host *h, const struct cluster_view *v)
 {
-    if (buffers_grow((void **)&h->room, &h->cap_room, v->n_nodes + 1, sizeof *h->room) != 0 ||
+    /* a pass's view almost never outgrows the last: skip the calls then */
+    uint32_t nodes = v->n_nodes + 1;
+    int fits = nodes <= h->cap_room && nodes <= h->cap_room_stamp && nodes <= h->cap_shape_seen &&
+               v->n_queued + 1 <= h->cap_started && v->n_running + 1 <= h->cap_preempted && h->room &&
+               h->room_stamp && h->shape_seen && h->started && h->preempted;
+    if (!fits && (buffers_grow((void **)&h->room, &h->cap_room, v->n_nodes + 1, sizeof *h->room) != 0 ||
         grow_stamps(&h->room_stamp, &h->cap_room_stamp, v->n_nodes + 1) != 0 ||
         grow_stamps(&h->started, &h->cap_started, v->n_queued + 1) != 0 ||
         grow_stamps(&h->preempted, &h->cap_preempted, v->n_running + 1) != 0 ||
-        grow_stamps(&h->shape_seen, &h->cap_shape_seen, v->n_nodes + 1) != 0)
+        grow_stamps(&h->shape_seen, &h->cap_shape_seen, v->n_nodes + 1) != 0))
         return -1;
     if (++h->check_stamp == 0) {
         /* wrapped: forget every old stamp once in 4 billion passes */

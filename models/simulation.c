@@ -35,6 +35,7 @@ struct node_life {
     uint8_t present;  /* delivered and not yet retired */
     uint8_t up;       /* not down for repair */
     uint8_t retiring; /* drains, then leaves */
+    uint8_t takes;    /* present && up && !retiring, kept by node_set: read per slot taken or freed */
     double failure_rate_per_us;
     struct pcg32 rng; /* RNG_FAILURES, node index */
 };
@@ -161,13 +162,12 @@ static int oom(struct host *h)
 
 /* ---- nodes ---- */
 
-static int node_takes_jobs(const struct host *h, uint32_t node)
+static inline int node_takes_jobs(const struct host *h, uint32_t node)
 {
-    const struct node_life *l = &h->life[node];
-    return l->present && l->up && !l->retiring;
+    return h->life[node].takes;
 }
 
-static void free_list_update(struct host *h, uint32_t node)
+static inline void free_list_update(struct host *h, uint32_t node)
 {
     int has = node_takes_jobs(h, node) && h->nodes[node].free_slots > 0;
     uint32_t pos = h->with_free_pos[node];
@@ -211,6 +211,7 @@ static void node_set(struct host *h, uint32_t node, int present, int up, int ret
     l->present = (uint8_t)present;
     l->up = (uint8_t)up;
     l->retiring = (uint8_t)retiring;
+    l->takes = (uint8_t)(present && up && !retiring);
     int takes = node_takes_jobs(h, node);
     if (took != takes) {
         int64_t sign = takes ? 1 : -1;

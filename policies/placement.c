@@ -390,7 +390,9 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
     return 0;
 }
 
-int32_t placement_free(const struct placement *p, const struct cluster_view *view, uint32_t node)
+/* placement_free, inlined into the scans below (it is their inner loop's
+ * whole body: a call per candidate cost more than the test itself). */
+static inline int32_t free_of(const struct placement *p, const struct cluster_view *view, uint32_t node)
 {
     const struct policy_node *nd = &view->nodes[node];
     if (nd->state != POLICY_NODE_UP)
@@ -402,6 +404,11 @@ int32_t placement_free(const struct placement *p, const struct cluster_view *vie
     if (p->avoid && p->avoid[node])
         return 0;
     return nd->free_slots - p->taken[node];
+}
+
+int32_t placement_free(const struct placement *p, const struct cluster_view *view, uint32_t node)
+{
+    return free_of(p, view, node);
 }
 
 int64_t placement_pool(const struct placement *p, const struct cluster_view *view)
@@ -417,7 +424,7 @@ static int64_t job_pool(const struct placement *p, const struct cluster_view *vi
         return placement_pool(p, view);
     int64_t sum = 0;
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
-        int32_t f = placement_free(p, view, cand(p, view, k));
+        int32_t f = free_of(p, view, cand(p, view, k));
         if (f > 0)
             sum += f;
     }
@@ -504,7 +511,7 @@ static int32_t tightest_group(struct placement *p, const struct cluster_view *vi
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
         int32_t g = group_of(&view->nodes[node], node, level);
-        int32_t f = placement_free(p, view, node);
+        int32_t f = free_of(p, view, node);
         if (g < 0 || (uint32_t)g >= p->n_nodes || f <= 0 || f < per)
             continue;
         if (p->group_free[g] == 0)
@@ -535,7 +542,7 @@ static int take_most_free(struct placement *p, const struct cluster_view *view, 
      * them so); a node that grew anyway widens the buckets rather than
      * overrun them. */
     for (uint32_t k = 0; k < n; k++) {
-        int32_t f = placement_free(p, view, nodes[k]);
+        int32_t f = free_of(p, view, nodes[k]);
         if (f > p->max_slots) {
             uint32_t *b = realloc(p->bucket_start, ((size_t)f + 2) * sizeof *b);
             if (!b)
@@ -547,7 +554,7 @@ static int take_most_free(struct placement *p, const struct cluster_view *view, 
     int32_t m = p->max_slots;
     memset(p->bucket_start, 0, ((size_t)m + 2) * sizeof *p->bucket_start);
     for (uint32_t k = 0; k < n; k++) {
-        int32_t f = placement_free(p, view, nodes[k]);
+        int32_t f = free_of(p, view, nodes[k]);
         if (f > 0)
             p->bucket_start[m - f + 1]++;
     }
@@ -555,7 +562,7 @@ static int take_most_free(struct placement *p, const struct cluster_view *view, 
         p->bucket_start[b] += p->bucket_start[b - 1];
     uint32_t n_sorted = 0;
     for (uint32_t k = 0; k < n; k++) {
-        int32_t f = placement_free(p, view, nodes[k]);
+        int32_t f = free_of(p, view, nodes[k]);
         if (f > 0) {
             p->sorted[p->bucket_start[m - f]++] = nodes[k];
             n_sorted++;
@@ -563,7 +570,7 @@ static int take_most_free(struct placement *p, const struct cluster_view *view, 
     }
     for (uint32_t k = 0; *need > 0 && k < n_sorted; k++) {
         uint32_t node = p->sorted[k];
-        int32_t f = placement_free(p, view, node);
+        int32_t f = free_of(p, view, node);
         int32_t use = f < *need ? f : *need;
         if (take(p, out, node, use) != 0)
             return -1;
@@ -599,7 +606,7 @@ static int take_from(struct placement *p, const struct cluster_view *view, enum 
     }
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
-        if (placement_free(p, view, node) > 0 &&
+        if (free_of(p, view, node) > 0 &&
             (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group))
             p->groups[n++] = node;
     }
@@ -694,7 +701,7 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
         for (uint32_t k = 0; k < n_look; k++) {
             uint32_t node = list ? list[k] : cand(p, view, k);
             const struct policy_node *nd = &view->nodes[node];
-            int32_t f = placement_free(p, view, node);
+            int32_t f = free_of(p, view, node);
             if (f <= 0 || nd->leaf < 0 || (uint32_t)nd->leaf >= p->n_nodes ||
                 (level == PLACEMENT_POD && nd->pod != group))
                 continue;
@@ -727,7 +734,7 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
             uint32_t node = list ? list[k] : cand(p, view, k);
             int32_t leaf = view->nodes[node].leaf;
             if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
-                placement_free(p, view, node) > 0)
+                free_of(p, view, node) > 0)
                 end[p->group_free[leaf]]++;
         }
         for (uint32_t i = 1; i <= n_leaves; i++)
@@ -736,7 +743,7 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
             uint32_t node = list ? list[k] : cand(p, view, k);
             int32_t leaf = view->nodes[node].leaf;
             if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
-                placement_free(p, view, node) > 0)
+                free_of(p, view, node) > 0)
                 p->groups[end[p->group_free[leaf] - 1]++] = node;
         }
         for (uint32_t i = 0; i < n_leaves; i++)
@@ -758,6 +765,29 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
     return need > 0 ? 1 : 0;
 }
 
+/* The fullest of nodes[0..n) that holds `slots`, lowest index on ties,
+ * against *best so far: free_of's choice when no filter applies (so only
+ * the node's state counts). */
+static void fullest_in(const struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
+                       int32_t slots, uint32_t *best, int32_t *best_free)
+{
+    /* (free, node) as one key, the least wins: a compare per node, not a
+     * chain of branches (slots >= 1, so a key's free part is positive) */
+    uint64_t key = *best == UINT32_MAX ? UINT64_MAX : (uint64_t)(uint32_t)*best_free << 32 | *best;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t node = nodes[k];
+        const struct policy_node *nd = &view->nodes[node];
+        int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - p->taken[node] : 0;
+        uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
+        if (f >= slots && kk < key)
+            key = kk;
+    }
+    if (key != UINT64_MAX) {
+        *best = (uint32_t)key;
+        *best_free = (int32_t)(key >> 32);
+    }
+}
+
 int placement_pack(struct placement *p, const struct cluster_view *view, int32_t slots,
                    struct policy_decisions *out, uint32_t *first, uint32_t *count)
 {
@@ -771,14 +801,21 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
         /* Best fit on a single node. */
         uint32_t best = UINT32_MAX;
         int32_t best_free = INT32_MAX;
-        if (indexed)
+        if (indexed) {
             best = idx_choose(p, slots, FULLEST_FIRST);
-        for (uint32_t k = 0; !indexed && k < n_cand(p, view); k++) {
-            uint32_t node = cand(p, view, k);
-            int32_t f = placement_free(p, view, node);
-            if (f >= slots && (f < best_free || (f == best_free && node < best))) {
-                best = node;
-                best_free = f;
+        } else if (p->type_filter < 0 && !p->job_types && !p->avoid) {
+            /* no filter: the view's list and the extras as two plain runs
+             * (the scan of a pass that places a job or two, most passes) */
+            fullest_in(p, view, view->nodes_with_free, view->n_nodes_with_free, slots, &best, &best_free);
+            fullest_in(p, view, p->extra, p->n_extra, slots, &best, &best_free);
+        } else {
+            for (uint32_t k = 0; k < n_cand(p, view); k++) {
+                uint32_t node = cand(p, view, k);
+                int32_t f = free_of(p, view, node);
+                if (f >= slots && (f < best_free || (f == best_free && node < best))) {
+                    best = node;
+                    best_free = f;
+                }
             }
         }
         if (best != UINT32_MAX) {
@@ -795,7 +832,7 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
         int32_t need = slots;
         for (uint32_t k = 0; need > 0 && k < n_cand(p, view); k++) {
             uint32_t node = cand(p, view, k);
-            int32_t f = placement_free(p, view, node);
+            int32_t f = free_of(p, view, node);
             if (f > 0) {
                 int32_t use = f < need ? f : need; /* 1, unless a node grew */
                 if (take(p, out, node, use) != 0)
@@ -896,7 +933,7 @@ static int place_sorted(struct placement *p, const struct cluster_view *view, in
     uint32_t n = 0;
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
-        int32_t f = placement_free(p, view, node);
+        int32_t f = free_of(p, view, node);
         if (f <= 0)
             continue;
         p->slots_scratch[n++] = (struct placement_slot){f, node};
@@ -943,7 +980,7 @@ static int place_gavel(struct placement *p, const struct cluster_view *view, con
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
         int32_t t = view->nodes[node].type;
-        int32_t f = placement_free(p, view, node);
+        int32_t f = free_of(p, view, node);
         if (t >= 0 && (uint32_t)t < nt && f > 0)
             pool[t] += f;
     }
@@ -1012,7 +1049,7 @@ static int place_shaped(struct placement *p, const struct cluster_view *view, co
         for (uint32_t k = 0; k < n_cand(p, view); k++) {
             uint32_t node = cand(p, view, k);
             int32_t t = view->nodes[node].type;
-            if (t >= 0 && (uint32_t)t < view->n_types && placement_free(p, view, node) >= per)
+            if (t >= 0 && (uint32_t)t < view->n_types && free_of(p, view, node) >= per)
                 holding[t]++;
         }
         int32_t best = -1;
@@ -1036,7 +1073,7 @@ static int place_shaped(struct placement *p, const struct cluster_view *view, co
     uint32_t m = 0;
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
-        int32_t f = placement_free(p, view, node);
+        int32_t f = free_of(p, view, node);
         if (f >= per && (level == PLACEMENT_ANY || group_of(&view->nodes[node], node, level) == group))
             p->slots_scratch[m++] = (struct placement_slot){f, node};
     }
