@@ -42,6 +42,7 @@
 #include "policies/placement.h"
 #include "policies/policy.h"
 #include "policies/profile.h"
+#include "policies/promises.h"
 #include "policies/queue_index.h"
 
 enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE, BACKFILL_GREEDY };
@@ -89,6 +90,11 @@ struct backfill_pass {
     /* conservative: queue indices in the order reservations are placed */
     struct reserve_order *placing;
     uint32_t cap_placing;
+    /* conservative: the promises and their profile kept from the last
+     * pass, which serve the next only when order is the identity (FCFS:
+     * rank and arrival agree) and no hook holds jobs back */
+    struct promises *promises;
+    int arrival_order;
     /* optional (NULL: none) */
     const struct backfill_hooks *hooks;
     const uint8_t *skip_running; /* per running index: preempted this pass */
