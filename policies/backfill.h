@@ -16,6 +16,10 @@
  *                earliest start no later than its promise (Mu'alem & Feitelson's
  *                compression), then gives newcomers theirs; those due now
  *                start. A promise never moves later while estimates hold.
+ *                Under FCFS a pass starts from the profile the last one
+ *                left when the view allows it, and searches only the
+ *                promises that might move (policies/promises.h): the same
+ *                decisions, without rebuilding.
  *  greedy        start every job that fits, in priority order, skipping those
  *                that do not; no reservations (work-conserving, as Tiresias
  *                and most GPU-cluster schedulers run; large jobs can starve

@@ -235,32 +235,37 @@ static int breakpoint(struct profile *p, int64_t t, uint32_t *block, size_t *ste
  * tightens its most. */
 static void take_steps(struct profile *p, struct profile_block *b, size_t i, int64_t until, int64_t slots)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t end = base_of(b) + b->n; i < end && p->time[i] < until; i++) {
-        int64_t v = p->free[i] - slots;
-        p->free[i] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
+    size_t end = base_of(b) + b->n;
+    if (slots > 0) {
+        int64_t lo = INT64_MAX;
+        for (; i < end && p->time[i] < until; i++) {
+            int64_t v = p->free[i] - slots;
+            p->free[i] = v;
+            lo = v < lo ? v : lo;
+        }
+        if (lo != INT64_MAX && lo + b->add < b->least)
+            b->least = lo + b->add;
+    } else {
+        int64_t hi = INT64_MIN;
+        for (; i < end && p->time[i] < until; i++) {
+            int64_t v = p->free[i] - slots;
+            p->free[i] = v;
+            hi = v > hi ? v : hi;
+        }
+        if (hi != INT64_MIN && hi + b->add > b->most)
+            b->most = hi + b->add;
     }
-    if (lo != INT64_MAX && lo + b->add < b->least)
-        b->least = lo + b->add;
-    if (hi != INT64_MIN && hi + b->add > b->most)
-        b->most = hi + b->add;
 }
 
-/* Removes the step at t when it holds what the step before it holds (a
+/* Removes step i of block k when it holds what the step before it holds (a
  * reservation that ended where another began, a promise given back), so
  * that a profile kept across passes does not fill with steps that change
  * nothing. The step at the origin stays: queries start there. */
-static int merge_step(struct profile *p, int64_t t)
+static int merge_at(struct profile *p, uint32_t k, int i)
 {
-    if (t <= p->origin)
-        return 0;
-    uint32_t k = block_of(p, t);
     struct profile_block *b = &p->block[k];
-    int i = step_of(p, b, t);
     size_t at = base_of(b) + (size_t)i;
-    if (i < 0 || p->time[at] != t)
+    if (p->time[at] <= p->origin)
         return 0;
     int64_t before;
     if (i > 0)
@@ -282,8 +287,17 @@ static int merge_step(struct profile *p, int64_t t)
     return 0;
 }
 
-/* Takes `slots` out of [t, t + dur), or gives -slots back. */
-static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
+/* merge_at for the step at t, if there is one. */
+static int merge_step(struct profile *p, int64_t t)
+{
+    uint32_t k = block_of(p, t);
+    int i = step_of(p, &p->block[k], t);
+    return i < 0 || p->time[base_of(&p->block[k]) + (size_t)i] != t ? 0 : merge_at(p, k, i);
+}
+
+/* Takes `slots` out of [t, t + dur), or gives -slots back; `merge`: then
+ * drops the steps at t and t + dur if they change nothing. */
+static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots, int merge)
 {
     uint32_t k;
     size_t i;
@@ -291,25 +305,35 @@ static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
      * and the walk below goes from the start */
     if (breakpoint(p, t + dur, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)
         return -1;
+    uint32_t k_t = k; /* where t's step stays while the walk changes values */
+    int i_t = (int)(i - base_of(&p->block[k]));
     int64_t until = t + dur;
-    for (; k < p->n_blocks && p->block[k].first < until; k++) {
-        struct profile_block *b = &p->block[k];
-        if (i == base_of(b) && b->last < until) {
-            b->add -= slots; /* the whole block */
-            b->least -= slots;
-            b->most -= slots;
-        } else {
-            take_steps(p, b, i, until, slots);
-        }
-        if (k + 1 < p->n_blocks)
-            i = base_of(&p->block[k + 1]);
+    /* the block holding t's step, then the blocks wholly inside the
+     * window (their pending addition alone), then the one holding its end */
+    if (i != base_of(&p->block[k]) || p->block[k].last >= until) {
+        take_steps(p, &p->block[k], i, until, slots);
+        k++;
     }
-    return merge_step(p, until) != 0 || merge_step(p, t) != 0 ? -1 : 0;
+    for (; k < p->n_blocks && p->block[k].last < until; k++) {
+        struct profile_block *b = &p->block[k];
+        b->add -= slots;
+        b->least -= slots;
+        b->most -= slots;
+    }
+    if (k < p->n_blocks && p->block[k].first < until)
+        take_steps(p, &p->block[k], base_of(&p->block[k]), until, slots);
+    if (!merge)
+        return 0;
+    /* the end's step first: removing it, after t's, leaves t's where it is */
+    return merge_step(p, until) != 0 || merge_at(p, k_t, i_t) != 0 ? -1 : 0;
 }
 
+/* A reservation made once leaves at most its two steps, as in any pass:
+ * only steps left by slots given back, again and again in a kept profile,
+ * are worth the search for a merge. */
 int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
 {
-    return carve(p, t, dur, slots);
+    return carve(p, t, dur, slots, 0);
 }
 
 int profile_give_back(struct profile *p, int64_t t, int64_t dur, int64_t slots)
@@ -317,7 +341,13 @@ int profile_give_back(struct profile *p, int64_t t, int64_t dur, int64_t slots)
     /* the profile gains slots: the starts bound[] remembers are no longer
      * lower bounds */
     p->n_bounds = 0;
-    return carve(p, t, dur, -slots);
+    return carve(p, t, dur, -slots, 1);
+}
+
+int profile_move(struct profile *p, int64_t from, int64_t to, int64_t dur, int64_t slots)
+{
+    p->n_bounds = 0;
+    return carve(p, from, dur, -slots, 1) != 0 || carve(p, to, dur, slots, 1) != 0 ? -1 : 0;
 }
 
 int profile_advance(struct profile *p, int64_t now)
@@ -409,7 +439,8 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
 }
 
 /* A profile only loses free slots between resets, so a job can start no
- * earlier than a job of its size with a shorter duration could before it:
+ * earlier than a job of its size or smaller with a shorter duration could
+ * before it:
  * bound[] keeps, per size and power-of-two band of durations, the latest
  * start found, and a search starts at the latest of the shorter bands. */
 static struct profile_bound *bound_of(struct profile *p, int64_t slots)
@@ -430,12 +461,17 @@ int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
     struct profile_bound *b = bound_of(p, slots);
     int band = 63 - __builtin_clzll((uint64_t)(dur > 0 ? dur : 1)); /* floor(log2(dur)) */
     int64_t from = p->origin;
-    if (b)
-        for (uint64_t shorter = b->found & ((UINT64_C(1) << band) - 1); shorter; shorter &= shorter - 1) {
-            int64_t at = b->at[__builtin_ctzll(shorter)];
+    /* a smaller job too: where it found no room, a larger one finds none */
+    for (uint32_t k = 0; k < p->n_bounds; k++) {
+        const struct profile_bound *c = &p->bound[k];
+        if (c->slots > slots)
+            continue;
+        for (uint64_t shorter = c->found & ((UINT64_C(1) << band) - 1); shorter; shorter &= shorter - 1) {
+            int64_t at = c->at[__builtin_ctzll(shorter)];
             if (at > from)
                 from = at;
         }
+    }
     if (from == INT64_MAX)
         return INT64_MAX;
     int64_t at = earliest_after(p, slots, dur, from - 1, INT64_MAX, INT64_MAX);

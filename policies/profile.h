@@ -27,8 +27,10 @@
  * any reservation. A profile may also be kept from one pass to the next
  * (conservative backfilling's promises, policies/promises.h): profile_advance moves
  * its origin to the new now, dropping the blocks wholly before it, and
- * profile_give_back returns slots, a running job's that ended before its
- * estimate or a reservation that moved. No query answers before the
+ * profile_give_back returns slots (a running job's that ended before its
+ * estimate) and profile_move moves a reservation, both merging away a step
+ * that comes to hold what the step before it holds (else a kept profile
+ * fills with steps that change nothing). No query answers before the
  * origin.
  */
 #ifndef FLEETSIM_POLICIES_PROFILE_H
@@ -92,6 +94,9 @@ int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots);
 /* Gives `slots` back to [t, t + dur) (t at or after the origin). Returns 0
  * or -1 (memory). */
 int profile_give_back(struct profile *p, int64_t t, int64_t dur, int64_t slots);
+/* Moves a reservation of `slots` for `dur` from `from` to `to` (both at or
+ * after the origin). Returns 0 or -1 (memory). */
+int profile_move(struct profile *p, int64_t from, int64_t to, int64_t dur, int64_t slots);
 /* Moves the origin to `now` (not before it): a breakpoint at now, the
  * blocks wholly before it dropped. Returns 0 or -1 (memory). */
 int profile_advance(struct profile *p, int64_t now);

@@ -213,6 +213,8 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
 
 void promises_settled(struct promises *pm, const struct promise *p)
 {
+    if (pm->gain_from == INT64_MAX)
+        return; /* nothing gained, nothing moves: no search will ask */
     for (uint32_t k = 0; k < pm->n_bounds; k++) {
         struct promise_bound *b = &pm->bound[k];
         if (b->slots == p->slots && b->dur_us == p->dur_us) {
@@ -239,8 +241,7 @@ static int touch(struct promises *pm, uint32_t r, uint32_t fate)
 int promises_move(struct promises *pm, struct profile *profile, uint32_t r, int64_t t)
 {
     struct promise *p = &pm->rec[r];
-    if (profile_give_back(profile, p->at_us, p->dur_us, p->slots) != 0 ||
-        profile_reserve(profile, t, p->dur_us, p->slots) != 0)
+    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0)
         return -1;
     /* what it freed: its old window, less what its new one still covers */
     note_gain(pm, t + p->dur_us > p->at_us ? t + p->dur_us : p->at_us, p->at_us + p->dur_us);
@@ -287,9 +288,19 @@ static int release_cmp(const void *pa, const void *pb)
  * placed so) wait in `out`. */
 static int record_resumed(struct promises *pm)
 {
-    if (pm->n_touched == 0 && pm->n_fresh == 0)
-        return 0; /* the record stands as it is */
     uint32_t n = pm->n_rec + pm->n_fresh;
+    if (pm->n_touched == 0 && (pm->n_fresh == 0 || pm->n_rec == 0 || pm->fresh[0].qi > pm->rec[pm->n_rec - 1].qi)) {
+        /* nothing held moved or left, and the new promises come after
+         * the held ones in the queue (arrivals): they only join */
+        if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
+            grow((void **)&pm->out, &pm->cap_out, pm->n_out + pm->n_fresh, sizeof *pm->out) != 0)
+            return -1;
+        for (uint32_t k = 0; k < pm->n_fresh; k++) {
+            pm->out[pm->n_out++].rec = pm->n_rec;
+            pm->rec[pm->n_rec++] = pm->fresh[k];
+        }
+        return 0;
+    }
     if (grow((void **)&pm->next_rec, &pm->cap_next_rec, n, sizeof *pm->next_rec) != 0 ||
         grow((void **)&pm->remap, &pm->cap_remap, pm->n_rec, sizeof *pm->remap) != 0 ||
         grow((void **)&pm->next_order, &pm->cap_next_order, n, sizeof *pm->next_order) != 0 ||
