@@ -455,13 +455,14 @@ static int conservative_place(struct backfill_pass *pass, uint32_t qi, int64_t *
 static int conservative_rebuild(struct backfill_pass *pass, int64_t *free_now)
 {
     const struct cluster_view *v = pass->view;
-    const struct promises *pm = pass->promises;
     struct profile *pr = pass->profile;
     if (profile_reset(pr, v->now_us, *free_now) != 0 || conservative_order(pass) != 0)
         return -1;
-    for (uint32_t a = 0; a < pm->n_next_rel; a++)
-        if (profile_add_release(pr, pm->next_rel[a].at_us, pm->next_rel[a].slots) != 0)
+    for (uint32_t a = 0; a < v->n_running; a++) {
+        struct promise_release r = promises_base(v, a);
+        if (profile_add_release(pr, r.at_us, r.slots) != 0)
             return -1;
+    }
     for (uint32_t k = 0; k < v->n_queued; k++) {
         uint32_t qi = pass->placing[k].queue_index;
         const struct policy_job *job = &v->queued[qi];
@@ -510,8 +511,7 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
 static int run_conservative(struct backfill_pass *pass, int64_t free_now)
 {
     struct promises *pm = pass->promises;
-    if (promises_begin(pm, pass->view) != 0)
-        return -1;
+    promises_begin(pm, pass->view);
     /* the kept profile serves only passes in arrival order that admit
      * every job (a quota's admission changes within a pass) */
     int kept = pass->arrival_order && !pass->hooks ? promises_resume(pm, pass->view, pass->profile) : 0;
@@ -522,7 +522,7 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
         promises_spoil(pm);
         return -1;
     }
-    return promises_end(pm, free_now, pass->arrival_order && !pass->hooks);
+    return promises_end(pm, pass->view, free_now, pass->arrival_order && !pass->hooks);
 }
 
 int backfill_run(enum backfill_mode mode, struct backfill_pass *pass)

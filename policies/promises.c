@@ -17,7 +17,6 @@ void promises_release(struct promises *pm)
     free(pm->order);
     free(pm->out);
     free(pm->newcomers);
-    free(pm->next_rel);
     free(pm->started);
     free(pm->touched);
     free(pm->fresh);
@@ -45,16 +44,8 @@ static int grow(void **buf, uint32_t *cap, uint32_t n, size_t size)
     return 0;
 }
 
-int promises_begin(struct promises *pm, const struct cluster_view *v)
+void promises_begin(struct promises *pm, const struct cluster_view *v)
 {
-    if (grow((void **)&pm->next_rel, &pm->cap_next_rel, v->n_running, sizeof *pm->next_rel) != 0)
-        return -1;
-    for (uint32_t a = 0; a < v->n_running; a++) {
-        const struct policy_running *r = &v->running[v->running_by_end[a]];
-        int64_t end = r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us + 1;
-        pm->next_rel[a] = (struct promise_release){end, r->job.slots};
-    }
-    pm->n_next_rel = v->n_running;
     pm->next_n_queued = v->n_queued;
     pm->next_now_us = v->now_us;
     pm->next_total_slots = v->total_slots;
@@ -62,7 +53,6 @@ int promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->kept = pm->spoilt = 0;
     pm->gain_from = INT64_MAX;
     pm->gain_to = INT64_MIN;
-    return 0;
 }
 
 /* ---- resuming ---- */
@@ -75,7 +65,7 @@ static void note_gain(struct promises *pm, int64_t from, int64_t to)
 }
 
 /* Gives the profile what the base gained since the record: the view's base
- * (pm->next_rel, free_now) minus the recorded one, from now on. 1 when
+ * (promises_base, free_now) minus the recorded one, from now on. 1 when
  * that is done, 0 when the base lost slots somewhere or gained them for
  * ever (a rebuild follows), -1 (memory). */
 static int give_back_gains(struct promises *pm, const struct cluster_view *v, struct profile *profile)
@@ -84,26 +74,30 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
     uint32_t i = 0, j = 0;
     for (; i < pm->n_rel && pm->rel[i].at_us <= now; i++)
         gain -= pm->rel[i].slots; /* released by now in the record: in free_after's stead */
-    int64_t from = now;
+    int64_t from = now; /* where the current gain began */
     for (;;) {
         int64_t to = INT64_MAX;
         if (i < pm->n_rel)
             to = pm->rel[i].at_us;
-        if (j < pm->n_next_rel && pm->next_rel[j].at_us < to)
-            to = pm->next_rel[j].at_us;
+        struct promise_release next = j < v->n_running ? promises_base(v, j) : (struct promise_release){INT64_MAX, 0};
+        if (next.at_us < to)
+            to = next.at_us;
         if (gain < 0 || (gain > 0 && to == INT64_MAX))
             return 0;
         if (to == INT64_MAX)
             return 1;
-        if (gain > 0) {
-            if (profile_give_back(profile, from, to - from, gain) != 0)
+        int64_t was = gain;
+        for (; i < pm->n_rel && pm->rel[i].at_us == to; i++)
+            gain -= pm->rel[i].slots;
+        for (; next.at_us == to; next = ++j < v->n_running ? promises_base(v, j) : (struct promise_release){INT64_MAX, 0})
+            gain += next.slots;
+        if (gain == was)
+            continue; /* a release both bases have: the same gain goes on */
+        if (was > 0) {
+            if (profile_give_back(profile, from, to - from, was) != 0)
                 return -1;
             note_gain(pm, from, to);
         }
-        for (; i < pm->n_rel && pm->rel[i].at_us == to; i++)
-            gain -= pm->rel[i].slots;
-        for (; j < pm->n_next_rel && pm->next_rel[j].at_us == to; j++)
-            gain += pm->next_rel[j].slots;
         from = to;
     }
 }
@@ -356,7 +350,8 @@ static int record_rebuilt(struct promises *pm)
         grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0 ||
         grow((void **)&pm->fresh_at, &pm->cap_fresh_at, nq, sizeof *pm->fresh_at) != 0)
         return -1;
-    memset(pm->fresh_at, 0xff, nq * sizeof *pm->fresh_at);
+    if (nq > 0)
+        memset(pm->fresh_at, 0xff, nq * sizeof *pm->fresh_at);
     for (uint32_t k = 0; k < n; k++)
         pm->fresh_at[pm->fresh[k].qi] = (int32_t)k;
     uint32_t r = 0;
@@ -371,21 +366,27 @@ static int record_rebuilt(struct promises *pm)
     return 0;
 }
 
-int promises_end(struct promises *pm, int64_t free_after, int valid)
+int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid)
 {
     /* the base: the view's releases and the pass's starts, merged */
-    uint32_t n = pm->n_next_rel + pm->n_started;
+    uint32_t n = v->n_running + pm->n_started;
     if (grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
         (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
         pm->valid = 0;
         return -1;
     }
-    qsort(pm->started, pm->n_started, sizeof *pm->started, release_cmp);
+    if (pm->n_started > 1)
+        qsort(pm->started, pm->n_started, sizeof *pm->started, release_cmp);
     uint32_t a = 0, b = 0, k = 0;
-    while (a < pm->n_next_rel || b < pm->n_started)
-        pm->rel[k++] = b == pm->n_started || (a < pm->n_next_rel && pm->next_rel[a].at_us <= pm->started[b].at_us)
-                           ? pm->next_rel[a++]
-                           : pm->started[b++];
+    while (a < v->n_running || b < pm->n_started) {
+        struct promise_release r = a < v->n_running ? promises_base(v, a) : (struct promise_release){INT64_MAX, 0};
+        if (b == pm->n_started || (a < v->n_running && r.at_us <= pm->started[b].at_us)) {
+            pm->rel[k++] = r;
+            a++;
+        } else {
+            pm->rel[k++] = pm->started[b++];
+        }
+    }
     pm->n_rel = n;
     pm->free_after = free_after;
     pm->now_us = pm->next_now_us;

@@ -108,8 +108,8 @@ struct promises {
     /* being recorded by the pass in progress */
     int64_t next_now_us, next_total_slots;
     uint32_t next_n_queued;
-    struct promise_release *next_rel, *started;
-    uint32_t n_next_rel, cap_next_rel, n_started, cap_started;
+    struct promise_release *started;
+    uint32_t n_started, cap_started;
     uint32_t *touched; /* held promises that moved or left */
     uint32_t n_touched, cap_touched;
     struct promise *fresh; /* new promises */
@@ -126,10 +126,17 @@ struct promises {
 void promises_init(struct promises *pm);
 void promises_release(struct promises *pm);
 
-/* Fills pm->next_rel with the view's base (each running job's slots at
- * its expected end, or just after now when it is overdue) and starts
- * recording a pass. Returns 0 or -1 (memory). */
-int promises_begin(struct promises *pm, const struct cluster_view *v);
+/* Starts recording a pass. */
+void promises_begin(struct promises *pm, const struct cluster_view *v);
+/* The view's base, as a pass builds its profile from it: running job
+ * running_by_end[a]'s slots come free at its expected end, or just after
+ * now when it is overdue. */
+static inline struct promise_release promises_base(const struct cluster_view *v, uint32_t a)
+{
+    const struct policy_running *r = &v->running[v->running_by_end[a]];
+    return (struct promise_release){r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us + 1,
+                                    r->job.slots};
+}
 
 /* After promises_begin: 1 when the pass may start from the kept profile
  * (then advanced to now and given back what the base gained;
@@ -154,9 +161,9 @@ int promises_gone(struct promises *pm, uint32_t r);
 int promises_new(struct promises *pm, const struct promise *p);
 void promises_spoil(struct promises *pm);
 
-/* Ends the record of the pass: free_after is the free slots once its
+/* Ends the record of the pass over view v: free_after is the free slots once its
  * starts took theirs; valid 0 when the next pass must rebuild whatever
  * it sees. Returns 0 or -1 (memory; the record is then spoilt). */
-int promises_end(struct promises *pm, int64_t free_after, int valid);
+int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid);
 
 #endif
