@@ -411,16 +411,56 @@ static int conservative_order(struct backfill_pass *pass)
     return 0;
 }
 
-static int run_conservative(struct backfill_pass *pass, int64_t free_now)
+/* Once job qi's start is known: starts it now or tells its promise.
+ * Returns 0 (told), 1 (started), 2 (placement refused to start it), -1. */
+static int conservative_settle(struct backfill_pass *pass, uint32_t qi, int64_t at, int64_t *free_now)
+{
+    const struct cluster_view *v = pass->view;
+    const struct policy_job *job = &v->queued[qi];
+    if (at == v->now_us) {
+        int rc = start_now(pass, qi, free_now);
+        if (rc == 1) {
+            /* its reservation stays in the profile, as in any pass, but no
+             * promise in the view will say so */
+            promises_spoil(pass->promises);
+            return 2;
+        }
+        if (rc < 0 || promises_started(pass->promises, at + queue_job_duration(job), job->slots) != 0)
+            return -1;
+        return 1;
+    }
+    return emit(pass->out, POLICY_RESERVE, qi, job, at, 0, 0) != 0 ? -1 : 0;
+}
+
+/* Places job qi (no promise, or a rebuild) at the earliest start the
+ * profile has for it. */
+static int conservative_place(struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
+{
+    const struct policy_job *job = &pass->view->queued[qi];
+    int64_t dur = queue_job_duration(job);
+    int64_t at = profile_earliest(pass->profile, job->slots, dur);
+    if (at == INT64_MAX)
+        return 0;
+    if (profile_reserve(pass->profile, at, dur, job->slots) != 0)
+        return -1;
+    int rc = conservative_settle(pass, qi, at, free_now);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    struct promise p = {job->id, at, dur, job->slots, qi, PROMISE_HELD};
+    return promises_new(pass->promises, &p);
+}
+
+/* The pass from scratch: the base from the running jobs, then every job
+ * in order of its promise (newcomers last, by priority). */
+static int conservative_rebuild(struct backfill_pass *pass, int64_t *free_now)
 {
     const struct cluster_view *v = pass->view;
     struct profile *pr = pass->profile;
-    if (profile_reset(pr, v->now_us, free_now) != 0 || conservative_order(pass) != 0)
+    if (profile_reset(pr, v->now_us, *free_now) != 0 || conservative_order(pass) != 0)
         return -1;
     for (uint32_t a = 0; a < v->n_running; a++) {
-        const struct policy_running *r = &v->running[v->running_by_end[a]];
-        int64_t end = r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us + 1;
-        if (profile_add_release(pr, end, r->job.slots) != 0)
+        struct promise_release r = promises_base(v, a);
+        if (profile_add_release(pr, r.at_us, r.slots) != 0)
             return -1;
     }
     for (uint32_t k = 0; k < v->n_queued; k++) {
@@ -430,24 +470,59 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
             continue; /* can never run here (the host reports it), or held back */
         if (slots_taken(pass, job) == 0) {
             /* joins a shared GPU: takes no slot any reservation counts on */
-            if (start_now(pass, qi, &free_now) < 0)
+            promises_spoil(pass->promises);
+            if (start_now(pass, qi, free_now) < 0)
                 return -1;
             continue;
         }
-        int64_t dur = queue_job_duration(job);
-        int64_t at = profile_earliest(pr, job->slots, dur);
-        if (at == INT64_MAX)
-            continue;
-        if (profile_reserve(pr, at, dur, job->slots) != 0)
+        if (conservative_place(pass, qi, free_now) != 0)
             return -1;
-        if (at == v->now_us) {
-            if (start_now(pass, qi, &free_now) < 0)
-                return -1;
-        } else if (emit(pass->out, POLICY_RESERVE, qi, job, at, 0, 0) != 0) {
-            return -1;
-        }
     }
     return 0;
+}
+
+/* The pass from the profile kept (policies/promises.h): each held promise
+ * moves only if the profile has room for it before its promise, then the
+ * newcomers are placed as in a rebuild. */
+static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
+{
+    const struct cluster_view *v = pass->view;
+    struct promises *pm = pass->promises;
+    struct profile *pr = pass->profile;
+    for (uint32_t k = 0; k < pm->n_order; k++) {
+        uint32_t r = pm->order[k];
+        const struct promise *p = &pm->rec[r];
+        int64_t t = INT64_MAX, from, to;
+        if (p->at_us > v->now_us && promises_may_move(pm, p, &from, &to))
+            t = profile_earliest_before(pr, p->slots, p->dur_us, from, to, p->at_us);
+        if (t != INT64_MAX && promises_move(pm, pr, r, t) != 0)
+            return -1;
+        promises_settled(pm, p);
+        int rc = conservative_settle(pass, p->qi, p->at_us, free_now);
+        if (rc < 0 || (rc == 1 && promises_gone(pm, r) != 0))
+            return -1;
+    }
+    for (uint32_t k = 0; k < pm->n_newcomers; k++)
+        if (conservative_place(pass, pm->newcomers[k], free_now) != 0)
+            return -1;
+    return 0;
+}
+
+static int run_conservative(struct backfill_pass *pass, int64_t free_now)
+{
+    struct promises *pm = pass->promises;
+    promises_begin(pm, pass->view);
+    /* the kept profile serves only passes in arrival order that admit
+     * every job (a quota's admission changes within a pass) */
+    int kept = pass->arrival_order && !pass->hooks ? promises_resume(pm, pass->view, pass->profile) : 0;
+    if (kept < 0)
+        return -1;
+    int rc = kept ? conservative_resume(pass, &free_now) : conservative_rebuild(pass, &free_now);
+    if (rc != 0) {
+        promises_spoil(pm);
+        return -1;
+    }
+    return promises_end(pm, pass->view, free_now, pass->arrival_order && !pass->hooks);
 }
 
 int backfill_run(enum backfill_mode mode, struct backfill_pass *pass)

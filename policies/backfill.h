@@ -16,6 +16,10 @@
  *                earliest start no later than its promise (Mu'alem & Feitelson's
  *                compression), then gives newcomers theirs; those due now
  *                start. A promise never moves later while estimates hold.
+ *                Under FCFS a pass starts from the profile the last one
+ *                left when the view allows it, and searches only the
+ *                promises that might move (policies/promises.h): the same
+ *                decisions, without rebuilding.
  *  greedy        start every job that fits, in priority order, skipping those
  *                that do not; no reservations (work-conserving, as Tiresias
  *                and most GPU-cluster schedulers run; large jobs can starve
@@ -42,6 +46,7 @@
 #include "policies/placement.h"
 #include "policies/policy.h"
 #include "policies/profile.h"
+#include "policies/promises.h"
 #include "policies/queue_index.h"
 
 enum backfill_mode { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE, BACKFILL_GREEDY };
@@ -89,6 +94,11 @@ struct backfill_pass {
     /* conservative: queue indices in the order reservations are placed */
     struct reserve_order *placing;
     uint32_t cap_placing;
+    /* conservative: the promises and their profile kept from the last
+     * pass, which serve the next only when order is the identity (FCFS:
+     * rank and arrival agree) and no hook holds jobs back */
+    struct promises *promises;
+    int arrival_order;
     /* optional (NULL: none) */
     const struct backfill_hooks *hooks;
     const uint8_t *skip_running; /* per running index: preempted this pass */

@@ -17,6 +17,7 @@ void profile_release(struct profile *p)
     free(p->block);
     free(p->time);
     free(p->free);
+    free(p->spare);
     profile_init(p);
 }
 
@@ -26,7 +27,7 @@ void profile_release(struct profile *p)
  * own; pointers into p->block do not survive it. Returns 0 or -1 (memory). */
 static int insert_block(struct profile *p, uint32_t pos)
 {
-    if (p->n_storage == p->cap_storage) {
+    if (p->n_spare == 0 && p->n_storage == p->cap_storage) {
         uint32_t cap = p->cap_storage ? p->cap_storage * 2 : 4;
         int64_t *time = realloc(p->time, (size_t)cap * B * sizeof *time);
         if (!time)
@@ -48,7 +49,28 @@ static int insert_block(struct profile *p, uint32_t pos)
     }
     memmove(&p->block[pos + 1], &p->block[pos], (size_t)(p->n_blocks - pos) * sizeof *p->block);
     p->n_blocks++;
-    p->block[pos] = (struct profile_block){0, 0, 0, 0, 0, 0, p->n_storage++};
+    p->block[pos] = (struct profile_block){0, 0, 0, 0, 0, 0, p->n_spare ? p->spare[--p->n_spare] : p->n_storage++};
+    return 0;
+}
+
+/* Drops blocks [pos, pos + n); their storage serves new blocks. Returns 0
+ * or -1 (memory). */
+static int drop_blocks(struct profile *p, uint32_t pos, uint32_t n)
+{
+    if (p->n_spare + n > p->cap_spare) {
+        uint32_t cap = p->cap_spare ? p->cap_spare : 16;
+        while (cap < p->n_spare + n)
+            cap *= 2;
+        uint32_t *spare = realloc(p->spare, cap * sizeof *spare);
+        if (!spare)
+            return -1;
+        p->spare = spare;
+        p->cap_spare = cap;
+    }
+    for (uint32_t j = pos; j < pos + n; j++)
+        p->spare[p->n_spare++] = p->block[j].at;
+    memmove(&p->block[pos], &p->block[pos + n], (size_t)(p->n_blocks - pos - n) * sizeof *p->block);
+    p->n_blocks -= n;
     return 0;
 }
 
@@ -114,15 +136,16 @@ static int step_of(const struct profile *p, const struct profile_block *b, int64
         return (int)b->n - 1; /* the common cases: past the block, or before it */
     if (t < tm[0])
         return -1;
-    uint32_t lo = 1, hi = b->n - 1; /* first step after t */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (tm[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* the last of tm[0 .. n - 1) at or before t; halving without a branch
+     * the processor must guess (a kept profile asks this some ten times a
+     * moved promise) */
+    uint32_t lo = 0, len = b->n - 1;
+    while (len > 1) {
+        uint32_t half = len / 2;
+        lo = tm[lo + half] <= t ? lo + half : lo;
+        len -= half;
     }
-    return (int)lo - 1;
+    return (int)lo;
 }
 
 /* ---- building and carving ---- */
@@ -131,7 +154,9 @@ int profile_reset(struct profile *p, int64_t now, int64_t free_now)
 {
     p->n_blocks = 0;
     p->n_storage = 0;
+    p->n_spare = 0;
     p->n_bounds = 0;
+    p->origin = now;
     if (insert_block(p, 0) != 0)
         return -1;
     struct profile_block *b = &p->block[0];
@@ -203,22 +228,76 @@ static int breakpoint(struct profile *p, int64_t t, uint32_t *block, size_t *ste
 }
 
 /* Takes `slots` from the steps of block b from i on that start before
- * `until`. Its least follows; its most may now be too high, which is
- * still a true bound (a search reads the block and finds nothing), and the
- * first search that reads the whole block lowers it. */
+ * `until` (gives them back when slots is negative). The bound the change
+ * moves follows it; the other stays true (taking lowers no step, giving
+ * back raises none) though perhaps loose: a search then reads the block
+ * and finds nothing, and the first search that reads a whole block
+ * tightens its most. */
 static void take_steps(struct profile *p, struct profile_block *b, size_t i, int64_t until, int64_t slots)
 {
-    int64_t lo = INT64_MAX;
-    for (size_t end = base_of(b) + b->n; i < end && p->time[i] < until; i++) {
-        int64_t v = p->free[i] - slots;
-        p->free[i] = v;
-        lo = v < lo ? v : lo;
+    size_t end = base_of(b) + b->n;
+    if (slots > 0) {
+        int64_t lo = INT64_MAX;
+        for (; i < end && p->time[i] < until; i++) {
+            int64_t v = p->free[i] - slots;
+            p->free[i] = v;
+            lo = v < lo ? v : lo;
+        }
+        if (lo != INT64_MAX && lo + b->add < b->least)
+            b->least = lo + b->add;
+    } else {
+        int64_t hi = INT64_MIN;
+        for (; i < end && p->time[i] < until; i++) {
+            int64_t v = p->free[i] - slots;
+            p->free[i] = v;
+            hi = v > hi ? v : hi;
+        }
+        if (hi != INT64_MIN && hi + b->add > b->most)
+            b->most = hi + b->add;
     }
-    if (lo + b->add < b->least)
-        b->least = lo + b->add;
 }
 
-int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
+/* Removes step i of block k when it holds what the step before it holds (a
+ * reservation that ended where another began, a promise given back), so
+ * that a profile kept across passes does not fill with steps that change
+ * nothing. The step at the origin stays: queries start there. */
+static int merge_at(struct profile *p, uint32_t k, int i)
+{
+    struct profile_block *b = &p->block[k];
+    size_t at = base_of(b) + (size_t)i;
+    if (p->time[at] <= p->origin)
+        return 0;
+    int64_t before;
+    if (i > 0)
+        before = p->free[at - 1] + b->add;
+    else if (k > 0)
+        before = p->free[base_of(&p->block[k - 1]) + p->block[k - 1].n - 1] + p->block[k - 1].add;
+    else
+        return 0;
+    if (before != p->free[at] + b->add)
+        return 0;
+    if (b->n == 1)
+        return drop_blocks(p, k, 1);
+    size_t tail = b->n - (size_t)i - 1;
+    memmove(&p->time[at], &p->time[at + 1], tail * sizeof *p->time);
+    memmove(&p->free[at], &p->free[at + 1], tail * sizeof *p->free);
+    b->n--; /* least and most still bound what is left */
+    b->first = p->time[base_of(b)];
+    b->last = p->time[base_of(b) + b->n - 1];
+    return 0;
+}
+
+/* merge_at for the step at t, if there is one. */
+static int merge_step(struct profile *p, int64_t t)
+{
+    uint32_t k = block_of(p, t);
+    int i = step_of(p, &p->block[k], t);
+    return i < 0 || p->time[base_of(&p->block[k]) + (size_t)i] != t ? 0 : merge_at(p, k, i);
+}
+
+/* Takes `slots` out of [t, t + dur), or gives -slots back; `merge`: then
+ * drops the steps at t and t + dur if they change nothing. */
+static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots, int merge)
 {
     uint32_t k;
     size_t i;
@@ -226,32 +305,78 @@ int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
      * and the walk below goes from the start */
     if (breakpoint(p, t + dur, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)
         return -1;
+    uint32_t k_t = k; /* where t's step stays while the walk changes values */
+    int i_t = (int)(i - base_of(&p->block[k]));
     int64_t until = t + dur;
-    for (; k < p->n_blocks && p->block[k].first < until; k++) {
-        struct profile_block *b = &p->block[k];
-        if (i == base_of(b) && b->last < until) {
-            b->add -= slots; /* the whole block */
-            b->least -= slots;
-            b->most -= slots;
-        } else {
-            take_steps(p, b, i, until, slots);
-        }
-        if (k + 1 < p->n_blocks)
-            i = base_of(&p->block[k + 1]);
+    /* the block holding t's step, then the blocks wholly inside the
+     * window (their pending addition alone), then the one holding its end */
+    if (i != base_of(&p->block[k]) || p->block[k].last >= until) {
+        take_steps(p, &p->block[k], i, until, slots);
+        k++;
     }
+    for (; k < p->n_blocks && p->block[k].last < until; k++) {
+        struct profile_block *b = &p->block[k];
+        b->add -= slots;
+        b->least -= slots;
+        b->most -= slots;
+    }
+    if (k < p->n_blocks && p->block[k].first < until)
+        take_steps(p, &p->block[k], base_of(&p->block[k]), until, slots);
+    if (!merge)
+        return 0;
+    /* the end's step first: removing it, after t's, leaves t's where it is */
+    return merge_step(p, until) != 0 || merge_at(p, k_t, i_t) != 0 ? -1 : 0;
+}
+
+/* A reservation made once leaves at most its two steps, as in any pass:
+ * only steps left by slots given back, again and again in a kept profile,
+ * are worth the search for a merge. */
+int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
+{
+    return carve(p, t, dur, slots, 0);
+}
+
+int profile_give_back(struct profile *p, int64_t t, int64_t dur, int64_t slots)
+{
+    /* the profile gains slots: the starts bound[] remembers are no longer
+     * lower bounds */
+    p->n_bounds = 0;
+    return carve(p, t, dur, -slots, 1);
+}
+
+int profile_move(struct profile *p, int64_t from, int64_t to, int64_t dur, int64_t slots)
+{
+    p->n_bounds = 0;
+    return carve(p, from, dur, -slots, 1) != 0 || carve(p, to, dur, slots, 1) != 0 ? -1 : 0;
+}
+
+int profile_advance(struct profile *p, int64_t now)
+{
+    if (now <= p->origin)
+        return 0;
+    uint32_t k;
+    size_t i;
+    if (breakpoint(p, now, &k, &i) != 0)
+        return -1;
+    if (k > 0 && drop_blocks(p, 0, k) != 0) /* the blocks wholly in the past */
+        return -1;
+    p->origin = now;
     return 0;
 }
 
 /* ---- the earliest fit ---- */
 
-/* The earliest step after `after` from which `slots` stay free for `dur`,
- * or INT64_MAX. One sweep forward: a candidate is the next step with room,
- * and its window is read until a step too short for the job (the next
- * candidate comes after that step: any start before it has it in its
- * window) or the window's end. A block with too little room anywhere is
- * skipped while looking for a candidate, one with room everywhere while
- * reading a window, so each step is read at most once. */
-static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int64_t after)
+/* The earliest step t after `after` and before `limit` from which `slots`
+ * stay free until t + dur or window_limit, whichever comes first, or
+ * INT64_MAX.
+ * One sweep forward: a candidate is the next step with room, and its
+ * window is read until a step too short for the job (the next candidate
+ * comes after that step: any start before it has it in its window) or the
+ * window's end. A block with too little room anywhere is skipped while
+ * looking for a candidate, one with room everywhere while reading a
+ * window, so each step is read at most once. */
+static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int64_t after, int64_t limit,
+                              int64_t window_limit)
 {
     uint32_t k = block_of(p, after);
     struct profile_block *b = &p->block[k];
@@ -273,9 +398,14 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
             if (++k == p->n_blocks)
                 return INT64_MAX;
             b = &p->block[k];
+            if (b->first >= limit)
+                return INT64_MAX;
             i = base_of(b);
         }
-        int64_t t = p->time[i], until = t + dur;
+        int64_t t = p->time[i];
+        if (t >= limit)
+            return INT64_MAX;
+        int64_t until = dur < window_limit - t ? t + dur : window_limit;
         /* its window: [t, until) */
         i++;
         for (;;) {
@@ -309,7 +439,8 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
 }
 
 /* A profile only loses free slots between resets, so a job can start no
- * earlier than a job of its size with a shorter duration could before it:
+ * earlier than a job of its size or smaller with a shorter duration could
+ * before it:
  * bound[] keeps, per size and power-of-two band of durations, the latest
  * start found, and a search starts at the latest of the shorter bands. */
 static struct profile_bound *bound_of(struct profile *p, int64_t slots)
@@ -329,16 +460,21 @@ int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
 {
     struct profile_bound *b = bound_of(p, slots);
     int band = 63 - __builtin_clzll((uint64_t)(dur > 0 ? dur : 1)); /* floor(log2(dur)) */
-    int64_t from = INT64_MIN;
-    if (b)
-        for (uint64_t shorter = b->found & ((UINT64_C(1) << band) - 1); shorter; shorter &= shorter - 1) {
-            int64_t at = b->at[__builtin_ctzll(shorter)];
+    int64_t from = p->origin;
+    /* a smaller job too: where it found no room, a larger one finds none */
+    for (uint32_t k = 0; k < p->n_bounds; k++) {
+        const struct profile_bound *c = &p->bound[k];
+        if (c->slots > slots)
+            continue;
+        for (uint64_t shorter = c->found & ((UINT64_C(1) << band) - 1); shorter; shorter &= shorter - 1) {
+            int64_t at = c->at[__builtin_ctzll(shorter)];
             if (at > from)
                 from = at;
         }
+    }
     if (from == INT64_MAX)
         return INT64_MAX;
-    int64_t at = earliest_after(p, slots, dur, from == INT64_MIN ? INT64_MIN : from - 1);
+    int64_t at = earliest_after(p, slots, dur, from - 1, INT64_MAX, INT64_MAX);
     if (b) {
         uint64_t bit = UINT64_C(1) << band;
         if (!(b->found & bit) || at > b->at[band])
@@ -346,6 +482,12 @@ int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
         b->found |= bit;
     }
     return at;
+}
+
+int64_t profile_earliest_before(struct profile *p, int64_t slots, int64_t dur, int64_t from, int64_t to,
+                                int64_t limit)
+{
+    return earliest_after(p, slots, dur, (from > p->origin ? from : p->origin) - 1, to < limit ? to : limit, limit);
 }
 
 int64_t profile_free_at(const struct profile *p, int64_t t)

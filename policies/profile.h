@@ -24,7 +24,14 @@
  * function on random profiles, ties, reuse across resets and all.
  *
  * Releases are added in ascending time first (profile_add_release), before
- * any reservation.
+ * any reservation. A profile may also be kept from one pass to the next
+ * (conservative backfilling's promises, policies/promises.h): profile_advance moves
+ * its origin to the new now, dropping the blocks wholly before it, and
+ * profile_give_back returns slots (a running job's that ended before its
+ * estimate) and profile_move moves a reservation, both merging away a step
+ * that comes to hold what the step before it holds (else a kept profile
+ * fills with steps that change nothing). No query answers before the
+ * origin.
  */
 #ifndef FLEETSIM_POLICIES_PROFILE_H
 #define FLEETSIM_POLICIES_PROFILE_H
@@ -56,6 +63,9 @@ struct profile {
     uint32_t n_blocks, cap_blocks;
     int64_t *time, *free;        /* step storage, PROFILE_BLOCK per block; free without the block's add */
     uint32_t n_storage, cap_storage; /* in blocks */
+    uint32_t *spare;             /* storage of blocks dropped by profile_advance, for new ones */
+    uint32_t n_spare, cap_spare;
+    int64_t origin;              /* now: the earliest start a query gives */
     /* lower bounds on the earliest start, valid until the next reset */
     struct profile_bound bound[PROFILE_BOUNDS];
     uint32_t n_bounds;
@@ -63,7 +73,8 @@ struct profile {
 
 void profile_init(struct profile *p);
 void profile_release(struct profile *p);
-/* One step: free_now slots from now on. Returns 0 or -1 (memory). */
+/* One step: free_now slots from now on, now the origin. Returns 0 or -1
+ * (memory). */
 int profile_reset(struct profile *p, int64_t now, int64_t free_now);
 /* `slots` become free at time t and stay free (t must not precede the last
  * breakpoint: add releases in ascending time, before any query). A release
@@ -72,8 +83,23 @@ int profile_add_release(struct profile *p, int64_t t, int64_t slots);
 /* Earliest breakpoint t with at least `slots` free throughout [t, t + dur),
  * or INT64_MAX when there is none (more slots than will ever be free). */
 int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur);
+/* Earliest t in [from, min(to, limit)) (and not before the origin) with
+ * at least `slots` free throughout [t, min(t + dur, limit)), or
+ * INT64_MAX: where a job promised `limit` could move (what lies from limit
+ * on is its own), among the starts [from, to) that might. */
+int64_t profile_earliest_before(struct profile *p, int64_t slots, int64_t dur, int64_t from, int64_t to,
+                                int64_t limit);
 /* Takes `slots` out of [t, t + dur). Returns 0 or -1 (memory). */
 int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots);
+/* Gives `slots` back to [t, t + dur) (t at or after the origin). Returns 0
+ * or -1 (memory). */
+int profile_give_back(struct profile *p, int64_t t, int64_t dur, int64_t slots);
+/* Moves a reservation of `slots` for `dur` from `from` to `to` (both at or
+ * after the origin). Returns 0 or -1 (memory). */
+int profile_move(struct profile *p, int64_t from, int64_t to, int64_t dur, int64_t slots);
+/* Moves the origin to `now` (not before it): a breakpoint at now, the
+ * blocks wholly before it dropped. Returns 0 or -1 (memory). */
+int profile_advance(struct profile *p, int64_t now);
 /* Free slots at time t (t at or after the first breakpoint). */
 int64_t profile_free_at(const struct profile *p, int64_t t);
 /* Steps in the profile (for tests and figures). */

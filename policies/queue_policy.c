@@ -45,6 +45,7 @@ struct queue_policy {
     uint32_t identity_len; /* FCFS: order[0..identity_len) == 0, 1, 2, ... */
     struct placement placement;
     struct profile profile;
+    struct promises promises;
     struct queue_index index; /* EASY under FCFS only (indexed) */
     int indexed;
     struct backfill_pass pass;
@@ -247,6 +248,7 @@ static int queue_policy_create(const char *params, void **state, char *err, size
     }
     placement_init(&q->placement);
     profile_init(&q->profile);
+    promises_init(&q->promises);
     queue_index_init(&q->index);
     if (compose(q, spec, err, err_len) != 0) {
         queue_policy_destroy(q);
@@ -275,6 +277,7 @@ static void queue_policy_destroy(void *state)
     preempt_release(&q->preempt);
     placement_release(&q->placement);
     profile_release(&q->profile);
+    promises_release(&q->promises);
     queue_index_release(&q->index);
     free(q->pass.started_end);
     free(q->pass.started_slots);
@@ -446,6 +449,8 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
     q->pass.out = out;
     q->pass.placement = &q->placement;
     q->pass.profile = &q->profile;
+    q->pass.promises = &q->promises;
+    q->pass.arrival_order = classic(q) && q->ordering == ORDERING_FCFS;
     q->pass.index = q->indexed ? &q->index : NULL;
     q->pass.hooks = q->quota || q->preempting ? &q->hooks : NULL;
     q->pass.skip_running = q->preempting ? q->preempt.taken : NULL;
@@ -468,6 +473,11 @@ uint32_t queue_policy_decision_kinds(const void *state)
     if (q->preempting)
         kinds |= POLICY_KINDS_PREEMPT;
     return kinds;
+}
+
+int queue_policy_last_pass_kept(const void *state)
+{
+    return ((const struct queue_policy *)state)->promises.kept;
 }
 
 const struct policy_ops queue_policy_ops = {

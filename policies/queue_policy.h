@@ -33,5 +33,8 @@ extern const struct policy_ops queue_policy_ops;
  * reservations with easy or conservative backfilling, preemptions when a
  * component preempts. */
 uint32_t queue_policy_decision_kinds(const void *state);
+/* 1 when the instance's last conservative pass started from the profile it
+ * kept (policies/promises.h) rather than rebuilding; for tests. */
+int queue_policy_last_pass_kept(const void *state);
 
 #endif

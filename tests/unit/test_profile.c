@@ -4,7 +4,9 @@
  * profiles (seeded), short ones in a block or a few and long ones over
  * hundreds of blocks, with releases at one instant, equal durations (ties in
  * expected ends), many jobs placed at one instant and jobs that can never
- * fit. */
+ * fit; and a profile kept from pass to pass as conservative backfilling
+ * keeps it (the origin advancing, reservations given back and moved
+ * earlier, searches bounded by a promise). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,13 +58,40 @@ static void plain_break(struct plain *s, int64_t t)
     s->n++;
 }
 
-static void plain_reserve(struct plain *s, int64_t t, int64_t dur, int64_t slots)
+/* The profile drops a step that holds what the one before it holds, where
+ * a reservation begins or ends (never the first step: queries start there). */
+static void plain_merge(struct plain *s, int64_t t)
+{
+    for (uint32_t k = 1; k < s->n; k++)
+        if (s->time[k] == t) {
+            if (s->free[k] == s->free[k - 1]) {
+                for (uint32_t j = k; j + 1 < s->n; j++) {
+                    s->time[j] = s->time[j + 1];
+                    s->free[j] = s->free[j + 1];
+                }
+                s->n--;
+            }
+            return;
+        }
+}
+
+static void plain_carve(struct plain *s, int64_t t, int64_t dur, int64_t slots, int merge)
 {
     plain_break(s, t);
     plain_break(s, t + dur);
     for (uint32_t k = 0; k < s->n; k++)
         if (s->time[k] >= t && s->time[k] < t + dur)
             s->free[k] -= slots;
+    if (merge) {
+        plain_merge(s, t + dur);
+        plain_merge(s, t);
+    }
+}
+
+/* profile_reserve: a reservation made once leaves its two steps */
+static void plain_reserve(struct plain *s, int64_t t, int64_t dur, int64_t slots)
+{
+    plain_carve(s, t, dur, slots, 0);
 }
 
 /* One random profile: `releases` running jobs ending on a coarse grid (so
@@ -173,9 +202,128 @@ static void test_profile_one_instant(void)
     profile_release(&p);
 }
 
+/* The first step at or after `from` (and before min(to, limit)) with
+ * `slots` free until t + dur or limit: profile_earliest_before's answer. */
+static int64_t plain_earliest_before(const struct plain *s, int64_t slots, int64_t dur, int64_t from, int64_t to,
+                                     int64_t limit)
+{
+    int64_t last = to < limit ? to : limit;
+    for (uint32_t k = 0; k < s->n && s->time[k] < last; k++) {
+        int64_t t = s->time[k], until = dur < limit - t ? t + dur : limit;
+        if (t < from)
+            continue;
+        int fits = 1;
+        for (uint32_t j = k; j < s->n && s->time[j] < until && fits; j++)
+            fits = s->free[j] >= slots;
+        if (fits)
+            return t;
+    }
+    return INT64_MAX;
+}
+
+/* The plain profile from `now` on: a step at now, none before. */
+static void plain_advance(struct plain *s, int64_t now)
+{
+    plain_break(s, now);
+    uint32_t k = 0;
+    while (s->time[k] < now)
+        k++;
+    for (uint32_t j = 0; j + k < s->n; j++) {
+        s->time[j] = s->time[j + k];
+        s->free[j] = s->free[j + k];
+    }
+    s->n -= k;
+}
+
+struct held {
+    int64_t at, dur, slots;
+};
+
+/* A profile kept from pass to pass: each round the clock moves on, some
+ * reservations are given back (their jobs ended early) or moved to the
+ * earliest start before their promise, and new jobs are placed; every
+ * answer and the free slots at every step are compared. */
+static int run_kept_case(uint64_t seed, uint32_t rounds, int64_t capacity)
+{
+    static struct plain s;
+    static struct held h[4000];
+    uint32_t n_held = 0;
+    struct profile p;
+    profile_init(&p);
+    struct pcg32 r;
+    pcg32_stream(&r, seed, RNG_TEST, 37);
+    int64_t now = 1000;
+    s.n = 1;
+    s.time[0] = now;
+    s.free[0] = capacity;
+    int bad = !CHECK_INT(profile_reset(&p, now, capacity), 0);
+    for (uint32_t round = 0; round < rounds && !bad; round++) {
+        /* a few newcomers */
+        for (uint32_t i = 0, n = pcg32_bounded(&r, 4); i < n && !bad && n_held < 4000; i++) {
+            int64_t slots = 1 + (int64_t)pcg32_bounded(&r, (uint32_t)capacity / 2);
+            int64_t dur = 1 + (int64_t)pcg32_bounded(&r, 400);
+            int64_t want = plain_earliest(&s, slots, dur), got = profile_earliest(&p, slots, dur);
+            if (!CHECK_INT(got, want))
+                bad = 1;
+            else if (want != INT64_MAX) {
+                plain_reserve(&s, want, dur, slots);
+                CHECK_INT(profile_reserve(&p, want, dur, slots), 0);
+                h[n_held++] = (struct held){want, dur, slots};
+            }
+        }
+        /* the clock moves on; reservations that began are dropped from
+         * the list (they are running jobs now, ending at their estimate) */
+        now += (int64_t)pcg32_bounded(&r, 40);
+        plain_advance(&s, now);
+        CHECK_INT(profile_advance(&p, now), 0);
+        for (uint32_t k = 0; k < n_held;)
+            if (h[k].at < now)
+                h[k] = h[--n_held];
+            else
+                k++;
+        /* one ends early: what is left of its reservation comes back */
+        if (n_held && pcg32_bounded(&r, 2) == 0) {
+            uint32_t k = pcg32_bounded(&r, n_held);
+            plain_carve(&s, h[k].at, h[k].dur, -h[k].slots, 1);
+            CHECK_INT(profile_give_back(&p, h[k].at, h[k].dur, h[k].slots), 0);
+            h[k] = h[--n_held];
+        }
+        /* some move to the earliest start before their promise */
+        for (uint32_t i = 0; i < 3 && n_held && !bad; i++) {
+            struct held *x = &h[pcg32_bounded(&r, n_held)];
+            int64_t from = now + (int64_t)pcg32_bounded(&r, 20), to = x->at - (int64_t)pcg32_bounded(&r, 20);
+            int64_t want = plain_earliest_before(&s, x->slots, x->dur, from, to, x->at);
+            int64_t got = profile_earliest_before(&p, x->slots, x->dur, from, to, x->at);
+            if (!CHECK_INT(got, want)) {
+                printf("  seed %llu, round %u\n", (unsigned long long)seed, round);
+                bad = 1;
+            } else if (want != INT64_MAX) {
+                plain_carve(&s, x->at, x->dur, -x->slots, 1);
+                plain_carve(&s, want, x->dur, x->slots, 1);
+                CHECK_INT(profile_move(&p, x->at, want, x->dur, x->slots), 0);
+                x->at = want;
+            }
+        }
+        for (uint32_t k = 0; k < s.n && !bad; k++)
+            if (!CHECK_INT(profile_free_at(&p, s.time[k]), s.free[k]))
+                bad = 1;
+    }
+    profile_release(&p);
+    return bad;
+}
+
+static void test_profile_kept(void)
+{
+    for (uint64_t seed = 1; seed <= 40; seed++)
+        if (run_kept_case(seed, 300 + 20 * (uint32_t)seed, 8 + (int64_t)(seed % 5) * 12))
+            break;
+}
+
 void suite_profile(void)
 {
     test_run("profile: short random profiles against a plain step function", test_profile_short);
     test_run("profile: long random profiles (hundreds of blocks) against a plain step function", test_profile_long);
     test_run("profile: 5,000 jobs at one instant", test_profile_one_instant);
+    test_run("profile: kept from pass to pass (advanced, given back, moved) against a plain step function",
+             test_profile_kept);
 }

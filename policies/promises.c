@@ -1,0 +1,396 @@
+#include "policies/promises.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void promises_init(struct promises *pm)
+{
+    memset(pm, 0, sizeof *pm);
+}
+
+void promises_release(struct promises *pm)
+{
+    if (!pm)
+        return;
+    free(pm->rel);
+    free(pm->rec);
+    free(pm->order);
+    free(pm->out);
+    free(pm->newcomers);
+    free(pm->started);
+    free(pm->touched);
+    free(pm->fresh);
+    free(pm->next_rec);
+    free(pm->remap);
+    free(pm->next_order);
+    free(pm->fresh_at);
+    promises_init(pm);
+}
+
+/* Room for n items of `size` bytes in *buf (capacity *cap): sim/buffers.h's
+ * buffers_grow, which policies/ may not include (ARCHITECTURE.md). */
+static int grow(void **buf, uint32_t *cap, uint32_t n, size_t size)
+{
+    if (n <= *cap)
+        return 0;
+    uint32_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    void *p = realloc(*buf, (size_t)c * size);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = c;
+    return 0;
+}
+
+void promises_begin(struct promises *pm, const struct cluster_view *v)
+{
+    pm->next_n_queued = v->n_queued;
+    pm->next_now_us = v->now_us;
+    pm->next_total_slots = v->total_slots;
+    pm->n_started = pm->n_touched = pm->n_fresh = pm->n_newcomers = pm->n_bounds = 0;
+    pm->kept = pm->spoilt = 0;
+    pm->gain_from = INT64_MAX;
+    pm->gain_to = INT64_MIN;
+}
+
+/* ---- resuming ---- */
+
+/* The profile may have more room in [from, to) than the last pass left. */
+static void note_gain(struct promises *pm, int64_t from, int64_t to)
+{
+    pm->gain_from = from < pm->gain_from ? from : pm->gain_from;
+    pm->gain_to = to > pm->gain_to ? to : pm->gain_to;
+}
+
+/* Gives the profile what the base gained since the record: the view's base
+ * (promises_base, free_now) minus the recorded one, from now on. 1 when
+ * that is done, 0 when the base lost slots somewhere or gained them for
+ * ever (a rebuild follows), -1 (memory). */
+static int give_back_gains(struct promises *pm, const struct cluster_view *v, struct profile *profile)
+{
+    int64_t now = v->now_us, gain = v->free_slots - pm->free_after;
+    uint32_t i = 0, j = 0;
+    for (; i < pm->n_rel && pm->rel[i].at_us <= now; i++)
+        gain -= pm->rel[i].slots; /* released by now in the record: in free_after's stead */
+    int64_t from = now; /* where the current gain began */
+    for (;;) {
+        int64_t to = INT64_MAX;
+        if (i < pm->n_rel)
+            to = pm->rel[i].at_us;
+        struct promise_release next = j < v->n_running ? promises_base(v, j) : (struct promise_release){INT64_MAX, 0};
+        if (next.at_us < to)
+            to = next.at_us;
+        if (gain < 0 || (gain > 0 && to == INT64_MAX))
+            return 0;
+        if (to == INT64_MAX)
+            return 1;
+        int64_t was = gain;
+        for (; i < pm->n_rel && pm->rel[i].at_us == to; i++)
+            gain -= pm->rel[i].slots;
+        for (; next.at_us == to; next = ++j < v->n_running ? promises_base(v, j) : (struct promise_release){INT64_MAX, 0})
+            gain += next.slots;
+        if (gain == was)
+            continue; /* a release both bases have: the same gain goes on */
+        if (was > 0) {
+            if (profile_give_back(profile, from, to - from, was) != 0)
+                return -1;
+            note_gain(pm, from, to);
+        }
+        from = to;
+    }
+}
+
+/* By promise, then queue order: the order a pass places promises in. */
+static int rank_before(int64_t at_a, uint32_t a, int64_t at_b, uint32_t b)
+{
+    return at_a < at_b || (at_a == at_b && a < b);
+}
+
+static int rank_cmp(const void *pa, const void *pb)
+{
+    const struct promise_rank *a = pa, *b = pb;
+    return rank_before(a->at_us, a->rec, b->at_us, b->rec) ? -1 : rank_before(b->at_us, b->rec, a->at_us, a->rec);
+}
+
+/* Sorts the promises not yet in order and merges them in. */
+static int merge_out(struct promises *pm)
+{
+    if (pm->n_out == 0)
+        return 0;
+    if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_rec, sizeof *pm->next_order) != 0)
+        return -1;
+    for (uint32_t k = 0; k < pm->n_out; k++)
+        pm->out[k].at_us = pm->rec[pm->out[k].rec].at_us;
+    qsort(pm->out, pm->n_out, sizeof *pm->out, rank_cmp);
+    uint32_t a = 0, b = 0, k = 0;
+    while (a < pm->n_order || b < pm->n_out) {
+        int take_a = b == pm->n_out || (a < pm->n_order && rank_before(pm->rec[pm->order[a]].at_us, pm->order[a],
+                                                                        pm->out[b].at_us, pm->out[b].rec));
+        pm->next_order[k++] = take_a ? pm->order[a++] : pm->out[b++].rec;
+    }
+    uint32_t *t = pm->order, cap = pm->cap_order;
+    pm->order = pm->next_order;
+    pm->cap_order = pm->cap_next_order;
+    pm->next_order = t;
+    pm->cap_next_order = cap;
+    pm->n_order = k;
+    pm->n_out = 0;
+    return 0;
+}
+
+static int resume(struct promises *pm, const struct cluster_view *v, struct profile *profile)
+{
+    if (!pm->valid || v->now_us < pm->now_us || v->total_slots != pm->total_slots || v->n_shared != 0)
+        return 0;
+    if (grow((void **)&pm->newcomers, &pm->cap_newcomers, v->n_queued, sizeof *pm->newcomers) != 0)
+        return -1;
+    /* the jobs with a promise are those recorded, in the same (queue)
+     * order, and the rest newcomers */
+    uint32_t r = 0;
+    for (uint32_t k = 0; k < v->n_queued; k++) {
+        const struct policy_job *job = &v->queued[k];
+        if (job->milli != 0)
+            return 0;
+        if (job->slots > v->total_slots)
+            continue; /* never placed */
+        if (job->reserved_us < 0) {
+            pm->newcomers[pm->n_newcomers++] = k;
+            continue;
+        }
+        struct promise *p = &pm->rec[r];
+        if (r == pm->n_rec || job->id != p->id || job->reserved_us != p->at_us || job->slots != p->slots ||
+            (job->estimate_us > 0 ? job->estimate_us : 1) != p->dur_us)
+            return 0;
+        if (p->at_us < v->now_us)
+            return 0; /* a promise not kept: its job can no longer start then */
+        p->qi = k;
+        r++;
+    }
+    if (r != pm->n_rec)
+        return 0;
+    /* the base: the kept profile must have at least the view's room
+     * everywhere before the gains are given back */
+    if (profile_advance(profile, v->now_us) != 0)
+        return -1;
+    int rc = give_back_gains(pm, v, profile);
+    if (rc != 1)
+        return rc;
+    return merge_out(pm) != 0 ? -1 : 1;
+}
+
+int promises_resume(struct promises *pm, const struct cluster_view *v, struct profile *profile)
+{
+    int rc = resume(pm, v, profile);
+    pm->kept = rc == 1;
+    if (rc != 1)
+        pm->valid = 0; /* the pass rebuilds, and records every promise afresh */
+    return rc;
+}
+
+int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to)
+{
+    if (pm->gain_from >= p->at_us)
+        return 0;
+    int64_t settled = INT64_MIN;
+    for (uint32_t k = 0; k < pm->n_bounds; k++) {
+        const struct promise_bound *b = &pm->bound[k];
+        if (b->slots <= p->slots && b->dur_us <= p->dur_us && b->at_us > settled)
+            settled = b->at_us;
+    }
+    /* a window [t, t + dur) meets the gains when t lies in (from - dur, to) */
+    *from = pm->gain_from - p->dur_us + 1 > settled ? pm->gain_from - p->dur_us + 1 : settled;
+    *to = pm->gain_to < p->at_us ? pm->gain_to : p->at_us;
+    return *from < *to;
+}
+
+void promises_settled(struct promises *pm, const struct promise *p)
+{
+    if (pm->gain_from == INT64_MAX)
+        return; /* nothing gained, nothing moves: no search will ask */
+    for (uint32_t k = 0; k < pm->n_bounds; k++) {
+        struct promise_bound *b = &pm->bound[k];
+        if (b->slots == p->slots && b->dur_us == p->dur_us) {
+            if (p->at_us > b->at_us)
+                b->at_us = p->at_us;
+            return;
+        }
+    }
+    if (pm->n_bounds < PROMISE_BOUNDS)
+        pm->bound[pm->n_bounds++] = (struct promise_bound){p->slots, p->dur_us, p->at_us};
+}
+
+static int touch(struct promises *pm, uint32_t r, uint32_t fate)
+{
+    if (pm->rec[r].fate == PROMISE_HELD) {
+        if (grow((void **)&pm->touched, &pm->cap_touched, pm->n_touched + 1, sizeof *pm->touched) != 0)
+            return -1;
+        pm->touched[pm->n_touched++] = r;
+    }
+    pm->rec[r].fate = fate;
+    return 0;
+}
+
+int promises_move(struct promises *pm, struct profile *profile, uint32_t r, int64_t t)
+{
+    struct promise *p = &pm->rec[r];
+    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0)
+        return -1;
+    /* what it freed: its old window, less what its new one still covers */
+    note_gain(pm, t + p->dur_us > p->at_us ? t + p->dur_us : p->at_us, p->at_us + p->dur_us);
+    p->at_us = t;
+    return touch(pm, r, PROMISE_MOVED);
+}
+
+/* ---- recording ---- */
+
+int promises_started(struct promises *pm, int64_t end_us, int64_t slots)
+{
+    if (grow((void **)&pm->started, &pm->cap_started, pm->n_started + 1, sizeof *pm->started) != 0)
+        return -1;
+    pm->started[pm->n_started++] = (struct promise_release){end_us, slots};
+    return 0;
+}
+
+int promises_gone(struct promises *pm, uint32_t r)
+{
+    return touch(pm, r, PROMISE_GONE);
+}
+
+int promises_new(struct promises *pm, const struct promise *p)
+{
+    if (grow((void **)&pm->fresh, &pm->cap_fresh, pm->n_fresh + 1, sizeof *pm->fresh) != 0)
+        return -1;
+    pm->fresh[pm->n_fresh++] = *p;
+    return 0;
+}
+
+void promises_spoil(struct promises *pm)
+{
+    pm->spoilt = 1;
+}
+
+static int release_cmp(const void *pa, const void *pb)
+{
+    const struct promise_release *a = pa, *b = pb;
+    return a->at_us < b->at_us ? -1 : a->at_us > b->at_us;
+}
+
+/* A resumed pass: the held promises that stayed keep their order, those
+ * that moved and the new ones (in queue order already: newcomers are
+ * placed so) wait in `out`. */
+static int record_resumed(struct promises *pm)
+{
+    uint32_t n = pm->n_rec + pm->n_fresh;
+    if (pm->n_touched == 0 && (pm->n_fresh == 0 || pm->n_rec == 0 || pm->fresh[0].qi > pm->rec[pm->n_rec - 1].qi)) {
+        /* nothing held moved or left, and the new promises come after
+         * the held ones in the queue (arrivals): they only join */
+        if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
+            grow((void **)&pm->out, &pm->cap_out, pm->n_out + pm->n_fresh, sizeof *pm->out) != 0)
+            return -1;
+        for (uint32_t k = 0; k < pm->n_fresh; k++) {
+            pm->out[pm->n_out++].rec = pm->n_rec;
+            pm->rec[pm->n_rec++] = pm->fresh[k];
+        }
+        return 0;
+    }
+    if (grow((void **)&pm->next_rec, &pm->cap_next_rec, n, sizeof *pm->next_rec) != 0 ||
+        grow((void **)&pm->remap, &pm->cap_remap, pm->n_rec, sizeof *pm->remap) != 0 ||
+        grow((void **)&pm->next_order, &pm->cap_next_order, n, sizeof *pm->next_order) != 0 ||
+        grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0)
+        return -1;
+    /* the held that stay and the new, by queue index */
+    uint32_t a = 0, b = 0, k = 0, n_out = 0;
+    while (a < pm->n_rec || b < pm->n_fresh) {
+        if (a < pm->n_rec && pm->rec[a].fate == PROMISE_GONE) {
+            a++;
+            continue;
+        }
+        if (b == pm->n_fresh || (a < pm->n_rec && pm->rec[a].qi < pm->fresh[b].qi)) {
+            if (pm->rec[a].fate == PROMISE_MOVED)
+                pm->out[n_out++].rec = k;
+            pm->remap[a] = k;
+            pm->next_rec[k] = pm->rec[a++];
+            pm->next_rec[k++].fate = PROMISE_HELD;
+        } else {
+            pm->out[n_out++].rec = k;
+            pm->next_rec[k] = pm->fresh[b++];
+            pm->next_rec[k++].fate = PROMISE_HELD;
+        }
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < pm->n_order; i++)
+        if (pm->rec[pm->order[i]].fate == PROMISE_HELD)
+            pm->next_order[m++] = pm->remap[pm->order[i]];
+    struct promise *t = pm->rec;
+    uint32_t cap = pm->cap_rec;
+    pm->rec = pm->next_rec;
+    pm->cap_rec = pm->cap_next_rec;
+    pm->next_rec = t;
+    pm->cap_next_rec = cap;
+    uint32_t *o = pm->order;
+    cap = pm->cap_order;
+    pm->order = pm->next_order;
+    pm->cap_order = pm->cap_next_order;
+    pm->next_order = o;
+    pm->cap_next_order = cap;
+    pm->n_rec = k;
+    pm->n_order = m;
+    pm->n_out = n_out;
+    return 0;
+}
+
+/* A rebuilt pass: every promise is new, made in placing order; the record
+ * wants them in queue order. */
+static int record_rebuilt(struct promises *pm)
+{
+    uint32_t n = pm->n_fresh, nq = pm->next_n_queued;
+    if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
+        grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0 ||
+        grow((void **)&pm->fresh_at, &pm->cap_fresh_at, nq, sizeof *pm->fresh_at) != 0)
+        return -1;
+    if (nq > 0)
+        memset(pm->fresh_at, 0xff, nq * sizeof *pm->fresh_at);
+    for (uint32_t k = 0; k < n; k++)
+        pm->fresh_at[pm->fresh[k].qi] = (int32_t)k;
+    uint32_t r = 0;
+    for (uint32_t k = 0; k < nq && r < n; k++)
+        if (pm->fresh_at[k] >= 0) {
+            pm->out[r].rec = r;
+            pm->rec[r++] = pm->fresh[pm->fresh_at[k]];
+        }
+    pm->n_rec = n;
+    pm->n_order = 0;
+    pm->n_out = n;
+    return 0;
+}
+
+int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid)
+{
+    /* the base: the view's releases and the pass's starts, merged */
+    uint32_t n = v->n_running + pm->n_started;
+    if (grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
+        (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
+        pm->valid = 0;
+        return -1;
+    }
+    if (pm->n_started > 1)
+        qsort(pm->started, pm->n_started, sizeof *pm->started, release_cmp);
+    uint32_t a = 0, b = 0, k = 0;
+    while (a < v->n_running || b < pm->n_started) {
+        struct promise_release r = a < v->n_running ? promises_base(v, a) : (struct promise_release){INT64_MAX, 0};
+        if (b == pm->n_started || (a < v->n_running && r.at_us <= pm->started[b].at_us)) {
+            pm->rel[k++] = r;
+            a++;
+        } else {
+            pm->rel[k++] = pm->started[b++];
+        }
+    }
+    pm->n_rel = n;
+    pm->free_after = free_after;
+    pm->now_us = pm->next_now_us;
+    pm->total_slots = pm->next_total_slots;
+    pm->valid = valid && !pm->spoilt;
+    return 0;
+}

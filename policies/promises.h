@@ -1,0 +1,169 @@
+/* promises: what conservative backfilling promised in its last pass, kept
+ * with the profile it carved, so that the next pass need not rebuild them.
+ *
+ * A conservative pass (policies/backfill.h) places the waiting jobs in
+ * order of their promised start, each at the earliest start that fits the
+ * profile of the running jobs and of the jobs placed before it, then gives
+ * newcomers theirs. Rebuilt each pass, that is one profile search and one
+ * reservation per waiting job, though from one pass to the next few jobs
+ * move. The kept profile F is the running jobs' releases (the base) carved
+ * by every promise. When the base only gained slots since (jobs that ended
+ * before their estimate) and every promise in the view is one recorded
+ * here, the pass may start from F instead: for the job with the k-th
+ * promise a, the profile the rebuild would give it equals F, with the
+ * moves made so far, before a (every later promise starts at a or after),
+ * and from a on it has room for the job for its whole length (F had, and a
+ * move only frees what lies at or after the mover's old promise). So the
+ * job moves to the earliest t before a at which F has room from t until
+ * t + length or a, whichever comes first (profile_earliest_before), and
+ * stays at a when there is none: no reservation is touched unless it
+ * moves. Newcomers then search the resulting profile as in a rebuild.
+ *
+ * Most held jobs are not even searched: the last pass left none of them
+ * room before its promise, so one that can move now has in its window a
+ * span where the profile gained (what the base gained, what a moved
+ * promise freed), and none moves before where a promise no larger and no
+ * longer placed earlier in the pass settled (before that one's promise
+ * the profile only lost room since). Every decision is the rebuild's:
+ * tests/unit/test_promises.c runs thousands of random views both ways.
+ *
+ * promises_resume decides whether the view allows it: the cluster's size
+ * unchanged, no GPU shared, the jobs with a promise those recorded here in
+ * the same (queue) order, each with the promise, slots and length recorded
+ * and not in the past, and the base, compared release by release with the
+ * one recorded, gaining slots only over finite spans. Anything else, and
+ * the first pass, rebuild (the pass then records afresh). The record is
+ * only a cache, checked against the view each pass, so decide() stays a
+ * pure function of the view.
+ */
+#ifndef FLEETSIM_POLICIES_PROMISES_H
+#define FLEETSIM_POLICIES_PROMISES_H
+
+#include <stdint.h>
+
+#include "policies/policy.h"
+#include "policies/profile.h"
+
+/* A reservation carved into the kept profile. */
+struct promise {
+    int64_t id;
+    int64_t at_us;
+    int64_t dur_us; /* queue_job_duration */
+    int64_t slots;
+    uint32_t qi; /* the job's index in the view (promises_resume sets it) */
+    uint32_t fate; /* in the pass: PROMISE_HELD, _MOVED or _GONE */
+};
+
+enum { PROMISE_HELD = 0, PROMISE_MOVED = 1, PROMISE_GONE = 2 };
+
+/* A running job's slots coming free, as the profile counts it. */
+struct promise_release {
+    int64_t at_us;
+    int64_t slots;
+};
+
+/* Shapes (slots, length) whose latest starts a pass remembers
+ * (promises_may_move). */
+#define PROMISE_BOUNDS 32u
+
+/* The latest start a held promise of this shape settled at so far. */
+struct promise_bound {
+    int64_t slots, dur_us, at_us;
+};
+
+/* A promise's place in the order a pass places them: by promise, then
+ * queue order (rec is in queue order, as ranks go under FCFS). */
+struct promise_rank {
+    int64_t at_us;
+    uint32_t rec;
+};
+
+struct promises {
+    int valid, spoilt;
+    int kept; /* the pass in progress resumed (promises_resume said 1) */
+    int64_t now_us, total_slots;
+    int64_t free_after; /* free slots at now_us once the pass's starts took theirs */
+    /* the base: releases by ascending time (the pass's starts among them) */
+    struct promise_release *rel;
+    uint32_t n_rel, cap_rel;
+    /* the promises carved, in queue order (which no start or arrival
+     * changes); order[0..n_order) of them already in the order a pass
+     * places them (by promise, then queue order, as the rebuild sorts),
+     * out[0..n_out) the others, merged in by promises_resume */
+    struct promise *rec;
+    uint32_t n_rec, cap_rec;
+    uint32_t *order;
+    struct promise_rank *out;
+    uint32_t n_order, n_out, cap_order, cap_out;
+    /* from promises_resume: the queue indices of the jobs without a
+     * promise, placed after the held ones, in queue order */
+    uint32_t *newcomers;
+    uint32_t n_newcomers, cap_newcomers;
+    /* where the profile may have more room than the last pass left it:
+     * [gain_from, gain_to), empty when gain_from is INT64_MAX; and where
+     * the held promises settled so far */
+    int64_t gain_from, gain_to;
+    struct promise_bound bound[PROMISE_BOUNDS];
+    uint32_t n_bounds;
+    /* being recorded by the pass in progress */
+    int64_t next_now_us, next_total_slots;
+    uint32_t next_n_queued;
+    struct promise_release *started;
+    uint32_t n_started, cap_started;
+    uint32_t *touched; /* held promises that moved or left */
+    uint32_t n_touched, cap_touched;
+    struct promise *fresh; /* new promises */
+    uint32_t n_fresh, cap_fresh;
+    /* scratch */
+    struct promise *next_rec;
+    uint32_t cap_next_rec;
+    uint32_t *remap, *next_order;
+    uint32_t cap_remap, cap_next_order;
+    int32_t *fresh_at; /* per queue index, a rebuild's: into fresh, or -1 */
+    uint32_t cap_fresh_at;
+};
+
+void promises_init(struct promises *pm);
+void promises_release(struct promises *pm);
+
+/* Starts recording a pass. */
+void promises_begin(struct promises *pm, const struct cluster_view *v);
+/* The view's base, as a pass builds its profile from it: running job
+ * running_by_end[a]'s slots come free at its expected end, or just after
+ * now when it is overdue. */
+static inline struct promise_release promises_base(const struct cluster_view *v, uint32_t a)
+{
+    const struct policy_running *r = &v->running[v->running_by_end[a]];
+    return (struct promise_release){r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us + 1,
+                                    r->job.slots};
+}
+
+/* After promises_begin: 1 when the pass may start from the kept profile
+ * (then advanced to now and given back what the base gained;
+ * pm->rec[pm->order[k]] is the k-th promise to place, pm->newcomers the
+ * rest), 0 when it must rebuild, -1 (memory). */
+int promises_resume(struct promises *pm, const struct cluster_view *v, struct profile *profile);
+
+/* Whether held promise p might move (it has room somewhere before its
+ * promise), and if so the starts it might move to: [*from, *to). */
+int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to);
+/* Moves held promise rec[r] to t, in the profile and in the record.
+ * Returns 0 or -1 (memory). */
+int promises_move(struct promises *pm, struct profile *profile, uint32_t r, int64_t t);
+/* Held promise p settled at its promise (moved or not). */
+void promises_settled(struct promises *pm, const struct promise *p);
+
+/* What the pass in progress decided: a start (its end and slots); held
+ * promise rec[r] started; a new promise; a decision the record cannot
+ * follow (the next pass rebuilds). Return 0 or -1 (memory). */
+int promises_started(struct promises *pm, int64_t end_us, int64_t slots);
+int promises_gone(struct promises *pm, uint32_t r);
+int promises_new(struct promises *pm, const struct promise *p);
+void promises_spoil(struct promises *pm);
+
+/* Ends the record of the pass over view v: free_after is the free slots once its
+ * starts took theirs; valid 0 when the next pass must rebuild whatever
+ * it sees. Returns 0 or -1 (memory; the record is then spoilt). */
+int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid);
+
+#endif

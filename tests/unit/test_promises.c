@@ -1,0 +1,275 @@
+/* Conservative backfilling from the profile it kept (policies/promises)
+ * against the same pass rebuilt from scratch: one policy instance lives
+ * through thousands of random views of a small cluster (arrivals, jobs
+ * that end before their estimate or at it, overdue ones, nodes going down
+ * and up, jobs leaving the queue or changing while they wait, the queue
+ * moving in memory, passes on a full machine), and a fresh instance, which
+ * can only rebuild, decides each of the same views. Their decisions must
+ * be the same, byte for byte, and the kept instance must have taken the
+ * kept path most of the time (else this would test nothing). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/promises.h"
+#include "policies/queue_policy.h"
+#include "sim/pcg32.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/test.h"
+
+enum { NODES = 6, SLOTS = 8, QCAP = 512, RCAP = NODES * SLOTS };
+
+struct running_job {
+    struct policy_running r;
+    int64_t end_us; /* when it really ends */
+    struct policy_alloc alloc[NODES];
+};
+
+struct model {
+    struct pcg32 rng;
+    int64_t now;
+    struct policy_node nodes[NODES];
+    struct policy_job queue[QCAP];
+    uint32_t off, n; /* queue[off .. off + n) */
+    uint64_t moved;  /* coordinates shift by this after a move in memory */
+    int tracked;
+    struct running_job run[RCAP];
+    uint32_t n_run;
+    int64_t next_id;
+};
+
+static int64_t rnd(struct model *m, uint32_t bound)
+{
+    return (int64_t)pcg32_bounded(&m->rng, bound);
+}
+
+static void arrive(struct model *m)
+{
+    if (m->off + m->n == QCAP) {
+        /* the host moves its queue in memory: it promises nothing */
+        memmove(m->queue, &m->queue[m->off], m->n * sizeof *m->queue);
+        m->moved += m->off;
+        m->off = 0;
+        m->tracked = 0;
+        if (m->n == QCAP)
+            return;
+    }
+    struct policy_job *j = &m->queue[m->off + m->n++];
+    memset(j, 0, sizeof *j);
+    j->id = ++m->next_id;
+    j->submit_us = m->now;
+    j->slots = 1 + (int32_t)rnd(m, rnd(m, 4) == 0 ? NODES * SLOTS + 4 : 6);
+    j->estimate_us = rnd(m, 30) == 0 ? 0 : 1 + rnd(m, 400);
+    j->user = j->team = -1;
+    j->reserved_us = -1;
+}
+
+static void leave_queue(struct model *m, uint32_t k)
+{
+    memmove(&m->queue[m->off + k], &m->queue[m->off + k + 1], (m->n - k - 1) * sizeof *m->queue);
+    m->n--;
+}
+
+static void finish(struct model *m, uint32_t i)
+{
+    const struct running_job *rj = &m->run[i];
+    for (uint32_t a = 0; a < rj->r.alloc_count; a++)
+        m->nodes[rj->alloc[a].node].free_slots += rj->alloc[a].slots;
+    m->run[i] = m->run[--m->n_run];
+}
+
+/* Moves the clock to the next instant something happens, and makes it
+ * happen: arrivals, completions (on time or early), now and then a node
+ * down or up, a waiting job cancelled or changed. */
+static void step(struct model *m)
+{
+    int64_t next = m->now + 1 + rnd(m, 60);
+    for (uint32_t i = 0; i < m->n_run; i++)
+        if (m->run[i].end_us < next)
+            next = m->run[i].end_us;
+    if (next > m->now)
+        m->now = next;
+    for (uint32_t i = 0; i < m->n_run;)
+        if (m->run[i].end_us <= m->now)
+            finish(m, i);
+        else
+            i++;
+    uint32_t arrivals = (uint32_t)rnd(m, 3);
+    for (uint32_t k = 0; k < arrivals; k++)
+        arrive(m);
+    switch (rnd(m, 40)) {
+    case 0: { /* a node goes down (its jobs keep running) or comes back */
+        struct policy_node *nd = &m->nodes[rnd(m, NODES)];
+        nd->state = nd->state == POLICY_NODE_UP ? POLICY_NODE_DOWN : POLICY_NODE_UP;
+        break;
+    }
+    case 1: /* a waiting job is cancelled */
+        if (m->n)
+            leave_queue(m, (uint32_t)rnd(m, m->n));
+        break;
+    case 2: /* a waiting job's request changes (it keeps its promise) */
+        if (m->n)
+            m->queue[m->off + rnd(m, m->n)].estimate_us += 1 + rnd(m, 50);
+        break;
+    case 3: /* a running job is late: it runs past its estimate */
+        if (m->n_run)
+            m->run[rnd(m, m->n_run)].end_us += 1 + rnd(m, 100);
+        break;
+    default:
+        break;
+    }
+}
+
+static int by_end(const void *pa, const void *pb, void *ctx)
+{
+    const struct running_job *run = ctx;
+    const struct policy_running *a = &run[*(const uint32_t *)pa].r, *b = &run[*(const uint32_t *)pb].r;
+    if (a->expected_end_us != b->expected_end_us)
+        return a->expected_end_us < b->expected_end_us ? -1 : 1;
+    if (a->job.submit_us != b->job.submit_us)
+        return a->job.submit_us < b->job.submit_us ? -1 : 1;
+    return a->job.id < b->job.id ? -1 : a->job.id > b->job.id;
+}
+
+struct view_bufs {
+    struct policy_running running[RCAP];
+    uint32_t by_end[RCAP];
+    struct policy_alloc allocs[RCAP * NODES];
+    uint32_t with_free[NODES];
+};
+
+static void build_view(struct model *m, struct view_bufs *b, struct cluster_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->now_us = m->now;
+    v->nodes = m->nodes;
+    v->n_nodes = NODES;
+    for (uint32_t i = 0; i < NODES; i++)
+        if (m->nodes[i].state == POLICY_NODE_UP) {
+            v->total_slots += m->nodes[i].total_slots;
+            v->free_slots += m->nodes[i].free_slots;
+            if (m->nodes[i].free_slots > 0)
+                b->with_free[v->n_nodes_with_free++] = i;
+        }
+    v->nodes_with_free = b->with_free;
+    uint32_t n_allocs = 0;
+    for (uint32_t i = 0; i < m->n_run; i++) {
+        b->running[i] = m->run[i].r;
+        b->running[i].alloc_first = n_allocs;
+        memcpy(&b->allocs[n_allocs], m->run[i].alloc, m->run[i].r.alloc_count * sizeof *b->allocs);
+        n_allocs += m->run[i].r.alloc_count;
+        b->by_end[i] = i;
+    }
+    /* insertion sort by the hosts' one rule (few jobs) */
+    for (uint32_t i = 1; i < m->n_run; i++)
+        for (uint32_t j = i; j > 0 && by_end(&b->by_end[j - 1], &b->by_end[j], m->run) > 0; j--) {
+            uint32_t t = b->by_end[j];
+            b->by_end[j] = b->by_end[j - 1];
+            b->by_end[j - 1] = t;
+        }
+    v->running = b->running;
+    v->running_by_end = b->by_end;
+    v->n_running = m->n_run;
+    v->allocs = b->allocs;
+    v->queued = &m->queue[m->off];
+    v->n_queued = m->n;
+    v->queue_origin = m->moved + m->off;
+    v->queue_tracked = 0; /* the policy must not need the record */
+}
+
+static void apply(struct model *m, const struct cluster_view *v, const struct policy_decisions *d)
+{
+    uint8_t gone[QCAP] = {0};
+    for (uint32_t k = 0; k < d->n; k++) {
+        const struct policy_decision *x = &d->items[k];
+        struct policy_job *j = &m->queue[m->off + x->job_index];
+        if (x->kind == POLICY_RESERVE) {
+            j->reserved_us = x->at_us;
+            continue;
+        }
+        struct running_job *rj = &m->run[m->n_run++];
+        memset(rj, 0, sizeof *rj);
+        rj->r.job = *j;
+        rj->r.start_us = v->now_us;
+        rj->r.expected_end_us = v->now_us + j->estimate_us;
+        rj->r.alloc_count = x->alloc_count;
+        memcpy(rj->alloc, &d->allocs[x->alloc_first], x->alloc_count * sizeof *rj->alloc);
+        for (uint32_t a = 0; a < x->alloc_count; a++)
+            m->nodes[rj->alloc[a].node].free_slots -= rj->alloc[a].slots;
+        /* most jobs end before their estimate, some at it */
+        int64_t est = j->estimate_us;
+        rj->end_us = v->now_us + (rnd(m, 3) == 0 || est == 0 ? est : rnd(m, (uint32_t)est + 1));
+        gone[x->job_index] = 1;
+    }
+    for (uint32_t k = v->n_queued; k-- > 0;)
+        if (gone[k])
+            leave_queue(m, k);
+}
+
+static int same_decisions(const struct policy_decisions *a, const struct policy_decisions *b)
+{
+    if (a->n != b->n || a->n_allocs != b->n_allocs)
+        return 0;
+    return memcmp(a->items, b->items, a->n * sizeof *a->items) == 0 &&
+           memcmp(a->allocs, b->allocs, a->n_allocs * sizeof *a->allocs) == 0;
+}
+
+static void run_sequence(uint64_t seed, uint32_t passes, uint32_t *kept_passes)
+{
+    static struct model m;
+    static struct view_bufs bufs;
+    memset(&m, 0, sizeof m);
+    pcg32_stream(&m.rng, seed, RNG_TEST, 41);
+    m.now = 1000;
+    for (uint32_t i = 0; i < NODES; i++)
+        m.nodes[i] = (struct policy_node){0, POLICY_NODE_UP, SLOTS, SLOTS, -1, -1, -1, 0, 0, 0};
+    char err[256];
+    void *kept = NULL;
+    if (!CHECK_INT(queue_policy_ops.create("fcfs+conservative", &kept, err, sizeof err), 0))
+        return;
+    struct policy_decisions da = {0}, db = {0};
+    da.cap = db.cap = QCAP + RCAP;
+    da.cap_allocs = db.cap_allocs = QCAP + RCAP;
+    da.items = malloc(da.cap * sizeof *da.items);
+    db.items = malloc(db.cap * sizeof *db.items);
+    da.allocs = malloc(da.cap_allocs * sizeof *da.allocs);
+    db.allocs = malloc(db.cap_allocs * sizeof *db.allocs);
+    for (uint32_t p = 0; p < passes; p++) {
+        step(&m);
+        struct cluster_view v;
+        build_view(&m, &bufs, &v);
+        void *fresh = NULL;
+        CHECK_INT(queue_policy_ops.create("fcfs+conservative", &fresh, err, sizeof err), 0);
+        int ra = queue_policy_ops.decide(kept, &v, &da), rb = queue_policy_ops.decide(fresh, &v, &db);
+        queue_policy_ops.destroy(fresh);
+        if (!CHECK_INT(ra, 0) || !CHECK_INT(rb, 0) || !CHECK(same_decisions(&da, &db))) {
+            printf("  seed %llu, pass %u at t=%lld: %u decisions kept, %u rebuilt\n", (unsigned long long)seed, p,
+                   (long long)m.now, da.n, db.n);
+            break;
+        }
+        *kept_passes += (uint32_t)queue_policy_last_pass_kept(kept);
+        apply(&m, &v, &da);
+    }
+    queue_policy_ops.destroy(kept);
+    free(da.items);
+    free(db.items);
+    free(da.allocs);
+    free(db.allocs);
+}
+
+static void test_kept_equals_rebuilt(void)
+{
+    uint32_t kept = 0, passes = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        run_sequence(seed, 1500, &kept);
+        passes += 1500;
+    }
+    /* most passes must have come from the kept profile */
+    if (!CHECK(kept > passes / 2))
+        printf("  %u of %u passes kept\n", kept, passes);
+}
+
+void suite_promises(void)
+{
+    test_run("promises: a pass from the kept profile decides as a rebuild", test_kept_equals_rebuilt);
+}
