@@ -253,7 +253,8 @@ static void test_incremental_matches_full(void)
                 struct policy_alloc a[12];
                 uint32_t n = 2 + pcg32_bounded(&rng, 11);
                 for (uint32_t k = 0; k < n; k++)
-                    a[k] = (struct policy_alloc){.node = (int32_t)pcg32_bounded(&rng, n_nodes), .slots = 1 + (int32_t)pcg32_bounded(&rng, 8)};
+                    a[k] = (struct policy_alloc){.node = (int32_t)pcg32_bounded(&rng, n_nodes),
+                                                 .slots = 1 + (int32_t)pcg32_bounded(&rng, 8)};
                 uint32_t job = next_job++;
                 CHECK_INT(contention_add(&ct, job, a, n), 0);
                 running[job] = 1;
@@ -385,6 +386,7 @@ static void test_update_stays_local(void)
 void suite_contention(void)
 {
     test_run("contention: max-min by tournament tree equals the scan, bit for bit", test_max_min_matches_scan);
-    test_run("contention: the regions' shares are max-min fair and equal a full recomputation", test_incremental_matches_full);
+    test_run("contention: the regions' shares are max-min fair and equal a full recomputation",
+             test_incremental_matches_full);
     test_run("contention: a change re-solves near itself", test_update_stays_local);
 }
