@@ -290,9 +290,10 @@ static struct leaf_state leaf_state(const struct contention *ct, uint32_t l)
  * leaf offers what the others leave of its capacity.
  *
  * Over which leaves: a region flow is limited where it is held (its
- * bottleneck), and a flow that just started anywhere; a leaf where some
- * region flow is held, every leaf of a new flow, and the leaves forced in
- * earlier rounds are solved, each with every region flow on it. The other
+ * bottleneck: as the last round solved it, at first the one it had), and
+ * a flow that just started anywhere; a leaf where some region flow is
+ * held, every leaf of a new flow, and the leaves forced in earlier rounds
+ * are solved, each with every region flow on it. The other
  * leaves of the region's flows are left out (a region flow uses ~14 leaves
  * on the bench fleet, and reading all of them was most of an update). That
  * answer is the region's fair one if no leaf left out ends over its
@@ -370,7 +371,10 @@ static int64_t solve_region(struct contention *ct, int every_leaf)
         forced = -1;
     for (uint32_t i = 0; i < ct->n_region && forced >= 0; i++) {
         double was = flow_of(ct, ct->region[i])->share, x = flows[i].share;
-        ct->region_share[i] = was >= 0 && fabs(x - was) <= SAME_SHARE ? was : x;
+        /* a share of 1 is only ever the solver's own (a flow short of its
+         * demand keeps a bottleneck, one at its whole demand has none) */
+        int same = was >= 0 && was < 1 && x < 1 && fabs(x - was) <= SAME_SHARE;
+        ct->region_share[i] = same ? was : x;
         ct->region_bottleneck[i] = flows[i].bottleneck == FABRIC_NO_LEAF ? NONE : ct->kept_leaf[flows[i].bottleneck];
     }
     /* a leaf left out may now be over capacity only where a share rose */

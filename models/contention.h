@@ -21,9 +21,10 @@
  * outside flow with a larger share, an outside flow whose bottleneck is a
  * leaf the region changed and is no longer full, or no longer its largest.
  * Those flows join the region, which is solved again, until nothing is
- * found. What the condition holds for is the fair allocation itself (to a
- * relative 1e-11, the tolerance of the checks), so the shares are those a
- * solve over every flow gives, without solving every flow: on the
+ * found. What the condition holds for is the fair allocation itself (to
+ * the tolerance of the checks: 1e-11 of a share, 1e-11 of a leaf's
+ * capacity), so the shares are those a solve over every flow gives,
+ * without solving every flow: on the
  * 12,500-node bench fleet a change moves ~3 of ~350 shares, and the region
  * stays near that size. A region that grows past half the flows, or past
  * 16 rounds, is given up for one solve over all flows.
@@ -124,7 +125,9 @@ typedef int (*contention_share_fn)(void *ctx, uint32_t job, double share);
 /* Brings the shares up to date after the starts and stops since the last
  * update, and calls `share` for each job that started since or whose share
  * moved, in the order the region took them. Returns 0 (nothing to do
- * included), -1 if memory ran out, or what `share` returned. */
+ * included), -1 if memory ran out, or what `share` returned; after a
+ * non-zero return the shares are not all fair and not all told, and the
+ * model is only fit for contention_release (the simulation stops). */
 int contention_update(struct contention *ct, contention_share_fn share, void *ctx);
 
 #endif

@@ -117,6 +117,7 @@ static int rebuild(struct queue_index *x, const struct cluster_view *v)
     uint32_t classes = 1;
     while (x->want_classes && classes < 32 && ((int64_t)1 << classes) <= largest)
         classes++;
+    x->classes_sized = x->want_classes; /* one class if every job waiting has one slot */
     if (size != x->size || classes != x->classes) {
         int32_t *slots = realloc(x->slots, 2 * size * sizeof *slots);
         if (!slots)
@@ -154,7 +155,7 @@ int queue_index_update(struct queue_index *x, const struct cluster_view *v)
         x->tally[0] = x->tally[1] = 0;
     }
     if (!v->queue_tracked || x->size == 0 || end > x->size * QUEUE_INDEX_BLOCK ||
-        (x->want_classes && x->classes == 1 && v->total_slots >= 2)) {
+        (x->want_classes && !x->classes_sized)) {
         if (rebuild(x, v) != 0) {
             x->size = 0; /* half built: the next pass rebuilds */
             return -1;

@@ -18,9 +18,10 @@
  * for all sizes, a subtree holding a small long job and a large short one
  * looked like it held a small short one: on the 12,500-node year fleet 97%
  * of the blocks read held no job to try, and the walk was 17% of the run.
- * A queue of at most QUEUE_INDEX_CLASSES_FROM jobs keeps one class.) Minima over more jobs than the queue holds only pass
- * over less, so what the walk tries is exactly what it tried reading every
- * job (tests/unit/test_queue_index.c checks both).
+ * Classes are kept only where the walk wastes: below.) Minima over more
+ * jobs than the queue holds only pass over less, so what the walk tries
+ * is exactly what it tried reading every job (tests/unit/test_queue_index.c
+ * checks both).
  *
  * Why blocks read from the view, not a leaf per job: a start in the
  * middle of a deep queue moves the jobs on one side of it by one
@@ -50,17 +51,20 @@ static inline int64_t queue_job_duration(const struct policy_job *job)
 /* Queue coordinates per leaf of the tree. */
 #define QUEUE_INDEX_BLOCK 32
 
-/* Size classes are kept once the queue holds more jobs than
+/* Size classes are switched on once the queue holds more jobs than
  * QUEUE_INDEX_CLASSES_FROM and the walk, with one class (one least
  * duration for every size), read more than QUEUE_INDEX_WASTED blocks that
- * held no job to try per call over its last QUEUE_INDEX_TALLY calls. A
- * class costs every refresh one more minimum per block and node, and the
- * refreshes read every job a start moved: where the walk wastes little
- * they are a loss (a year on 16,384 GPUs whose backlog reaches 75,000:
- * 6.6 -> 7.5 s with classes; HPC2N EASY 25% slower), where it wastes much
- * they pay many times over (the 12,500-node year fleet wasted ~16 blocks a
- * call). */
+ * held no job to try per call over its last QUEUE_INDEX_TALLY calls; they
+ * stay on for the index's life (every rebuild sizes them to the jobs then
+ * waiting). A class costs every refresh one more minimum per block and
+ * node, and the refreshes read every job a start moved: where the walk
+ * wastes little they are a loss (a year on 16,384 GPUs whose backlog
+ * reaches 75,000: 6.6 -> 7.5 s with classes; HPC2N EASY 25% slower),
+ * where it wastes much they pay many times over (the 12,500-node year
+ * fleet wasted ~16 blocks a call). */
 #define QUEUE_INDEX_CLASSES_FROM 4096
+#define QUEUE_INDEX_WASTED 4
+#define QUEUE_INDEX_TALLY 4096
 
 /* A queue shorter than this is read job by job, without the tree, until
  * it holds twice as many: keeping the tree costs every pass a refresh of
@@ -68,21 +72,20 @@ static inline int64_t queue_job_duration(const struct policy_job *job)
  * hundred jobs (HPC2N EASY, at most 2,438 waiting: 8% fewer instructions
  * for the whole replay, callgrind). */
 #define QUEUE_INDEX_SCAN_BELOW 512
-#define QUEUE_INDEX_WASTED 4
-#define QUEUE_INDEX_TALLY 4096
 
 struct queue_index {
     uint64_t size;        /* leaves (blocks): coordinates [0, size x QUEUE_INDEX_BLOCK); 0 = never built */
     int32_t *slots;       /* per tree node (root 1, block b at size + b): least slots */
     uint32_t classes;     /* job size classes: 0 (one slot), [2, 4), [4, 8), ...; 1 = one for all */
-    int want_classes;     /* the walk wasted enough to keep classes (below) */
+    int want_classes;     /* the walk wasted enough to keep classes (above) */
+    int classes_sized;    /* a rebuild sized the classes since they were wanted */
     int scanning;         /* the queue is short: no tree, the walk reads every job */
     uint32_t scan_below;  /* QUEUE_INDEX_SCAN_BELOW (tests set 0 to keep the tree) */
-    int64_t *dur;         /* per tree node, `classes` each: least duration of a job of that class or a smaller one */
+    int64_t *dur;         /* per tree node, `classes` each: least duration of a job of that class or smaller */
     uint64_t origin, end; /* the coordinates the queue held at the last update */
     /* the walk's calls and the blocks it read in vain, since the last
      * look; written through a pointer, so the walk takes the index
-     * read-only */
+     * read-only (the pointer is to tally_of: an index is not copied) */
     uint64_t tally_of[2], *tally;
 };
 

@@ -290,8 +290,11 @@ static void test_incremental_matches_full(void)
             regrown += ct.runs > runs + 1;
             for (uint32_t j = 0; j < next_job; j++)
                 calls_ok &= !running[j] || !isnan(s.of_job[j]);
-            /* each leaf counts the flows it holds (the check skips a leaf
-             * that holds none) */
+            /* a flow short of its demand has a bottleneck, one at its whole
+             * demand none; each leaf counts the flows it holds (the check
+             * skips a leaf that holds none) */
+            for (uint32_t f = 0; f < ct.n_flows; f++)
+                held_ok &= (ct.flows[f].share < 1) == (ct.flows[f].bottleneck != FABRIC_NO_LEAF);
             for (uint32_t l = 0; l < n_leaves; l++) {
                 uint32_t held = 0;
                 for (uint32_t f = 0; f < ct.n_flows; f++)

@@ -170,6 +170,32 @@ static void next_equals_scan(int classes, uint32_t scan_below)
     queue_index_release(&x);
 }
 
+/* Classes wanted on a queue of one-slot jobs size to one class, once:
+ * later tracked passes do not rebuild the tree. Seen through a change the
+ * host did not record: a rebuild would read it, an update does not. */
+static void test_classes_sized_once(void)
+{
+    enum { N = 6000 };
+    static struct policy_job jobs[N];
+    for (uint32_t k = 0; k < N; k++)
+        jobs[k] = (struct policy_job){.id = k + 1, .slots = 1, .estimate_us = 1000};
+    struct queue_index x;
+    queue_index_init(&x);
+    x.want_classes = 1;
+    struct cluster_view v = {.queued = jobs, .n_queued = N, .queue_tracked = 1, .total_slots = 100};
+    CHECK_INT(queue_index_update(&x, &v), 0);
+    CHECK_INT(x.classes, 1);
+    /* nothing fits a window of 10 us; then job 4,000 gets one, unrecorded */
+    CHECK_INT(queue_index_next(&x, &v, 0, 1, 0, 10), N);
+    jobs[4000].estimate_us = 5;
+    CHECK_INT(queue_index_update(&x, &v), 0);
+    CHECK_INT(queue_index_next(&x, &v, 0, 1, 0, 10), N); /* not rebuilt */
+    v.queue_tracked = 0; /* a host that records nothing gets a rebuild */
+    CHECK_INT(queue_index_update(&x, &v), 0);
+    CHECK_INT(queue_index_next(&x, &v, 0, 1, 0, 10), 4000);
+    queue_index_release(&x);
+}
+
 static void test_next_equals_scan(void)
 {
     next_equals_scan(0, 0);
@@ -320,6 +346,8 @@ static void test_pass_equals_full_walk(void)
 
 void suite_queue_index(void)
 {
+    test_run("queue index: classes wanted on one-slot jobs are sized once, not rebuilt every pass",
+             test_classes_sized_once);
     test_run("queue index: the next job that might start equals a scan, over 4,000 random changes",
              test_next_equals_scan);
     test_run("queue index: EASY's pass decides alike with the index and reading every job, on 300 views",
