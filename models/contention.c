@@ -23,29 +23,51 @@
 /* Past these the region is given up for one solve over every flow. */
 #define MAX_ROUNDS 16
 
+static int leaf_set_init(struct leaf_set *set, size_t n_leaves)
+{
+    set->in = calloc(n_leaves, 1);
+    set->list = malloc(n_leaves * sizeof *set->list);
+    set->n = 0;
+    return !set->in || !set->list;
+}
+
+static void leaf_set_release(struct leaf_set *set)
+{
+    free(set->in);
+    free(set->list);
+}
+
+static void leaf_set_add(struct leaf_set *set, uint32_t l)
+{
+    if (!set->in[l]) {
+        set->in[l] = 1;
+        set->list[set->n++] = l;
+    }
+}
+
+static void leaf_set_clear(struct leaf_set *set)
+{
+    for (uint32_t i = 0; i < set->n; i++)
+        set->in[set->list[i]] = 0;
+    set->n = 0;
+}
+
 int contention_init(struct contention *ct, const struct cluster *c, size_t n_jobs)
 {
     memset(ct, 0, sizeof *ct);
     ct->c = c;
-    ct->n_jobs = n_jobs;
     ct->n_leaves = c->n_leaves > 0 ? (uint32_t)c->n_leaves : 0;
     size_t nl = ct->n_leaves ? ct->n_leaves : 1, nj = n_jobs ? n_jobs : 1;
     ct->leaf_capacity = calloc(nl, sizeof *ct->leaf_capacity);
     ct->on = calloc(nl, sizeof *ct->on);
-    ct->leaf_dirty = calloc(nl, 1);
-    ct->dirty_leaves = malloc(nl * sizeof *ct->dirty_leaves);
-    ct->leaf_checked = calloc(nl, 1);
-    ct->leaf_forced = calloc(nl, 1);
-    ct->forced = malloc(nl * sizeof *ct->forced);
-    ct->checked = malloc(nl * sizeof *ct->checked);
+    int sets = leaf_set_init(&ct->dirty, nl) | leaf_set_init(&ct->checked, nl) | leaf_set_init(&ct->forced, nl);
     ct->leaf_local = malloc(nl * sizeof *ct->leaf_local);
     ct->used_leaf = malloc(nl * sizeof *ct->used_leaf);
     ct->used_kept = malloc(nl * sizeof *ct->used_kept);
     ct->kept_leaf = malloc(nl * sizeof *ct->kept_leaf);
     ct->used_asked = malloc(nl * sizeof *ct->used_asked);
     ct->flow_of_job = malloc(nj * sizeof *ct->flow_of_job);
-    if (!ct->leaf_capacity || !ct->on || !ct->leaf_dirty || !ct->dirty_leaves || !ct->leaf_checked ||
-        !ct->leaf_forced || !ct->forced || !ct->checked || !ct->leaf_local || !ct->used_leaf || !ct->used_kept ||
+    if (sets || !ct->leaf_capacity || !ct->on || !ct->leaf_local || !ct->used_leaf || !ct->used_kept ||
         !ct->kept_leaf || !ct->used_asked || !ct->flow_of_job)
         return -1;
     for (uint32_t l = 0; l < ct->n_leaves; l++)
@@ -75,12 +97,9 @@ void contention_release(struct contention *ct)
     free(ct->flows);
     free(ct->flow_of_job);
     free(ct->leaf_capacity);
-    free(ct->leaf_dirty);
-    free(ct->dirty_leaves);
-    free(ct->leaf_checked);
-    free(ct->leaf_forced);
-    free(ct->forced);
-    free(ct->checked);
+    leaf_set_release(&ct->dirty);
+    leaf_set_release(&ct->checked);
+    leaf_set_release(&ct->forced);
     free(ct->leaf_local);
     free(ct->used_leaf);
     free(ct->used_kept);
@@ -95,15 +114,6 @@ void contention_release(struct contention *ct)
     free(ct->solve_demand);
     free(ct->solve_capacity);
     memset(ct, 0, sizeof *ct);
-}
-
-static void mark_dirty(struct contention *ct, uint32_t l)
-{
-    if (!ct->leaf_dirty[l]) {
-        ct->leaf_dirty[l] = 1;
-        ct->dirty_leaves[ct->n_dirty++] = l;
-    }
-    ct->dirty = 1;
 }
 
 int contention_add(struct contention *ct, uint32_t job, const struct policy_alloc *allocs, uint32_t n)
@@ -139,7 +149,7 @@ int contention_add(struct contention *ct, uint32_t job, const struct policy_allo
         }
         f.at[k] = on->n;
         on->m[on->n++] = (struct contention_member){job, NONE, f.demand[k], f.share, f.bottleneck};
-        mark_dirty(ct, f.leaf[k]);
+        leaf_set_add(&ct->dirty, f.leaf[k]);
     }
     ct->flows[ct->n_flows] = f;
     ct->flow_of_job[job] = ct->n_flows++;
@@ -168,7 +178,7 @@ void contention_remove(struct contention *ct, uint32_t job)
                 q++;
             moved->at[q] = f->at[k];
         }
-        mark_dirty(ct, l);
+        leaf_set_add(&ct->dirty, l);
     }
     flow_free(f);
     *f = ct->flows[--ct->n_flows];
@@ -259,14 +269,6 @@ static int solve_room(struct contention *ct, uint32_t pairs)
     return 0;
 }
 
-static void force_leaf(struct contention *ct, uint32_t l)
-{
-    if (!ct->leaf_forced[l]) {
-        ct->leaf_forced[l] = 1;
-        ct->forced[ct->n_forced++] = l;
-    }
-}
-
 /* Leaf l as the region's solve stands: what its flows use, and the
  * largest share among them. */
 struct leaf_state {
@@ -324,7 +326,7 @@ static int64_t solve_region(struct contention *ct, int every_leaf)
         for (uint32_t k = 0; k < f->n_leaves; k++) {
             uint32_t l = f->leaf[k];
             if (ct->leaf_local[l] != NONE ||
-                !(every_leaf || f->share < 0 || ct->leaf_forced[l] || l == ct->region_bottleneck[i]))
+                !(every_leaf || f->share < 0 || ct->forced.in[l] || l == ct->region_bottleneck[i]))
                 continue;
             ct->leaf_local[l] = n_used;
             ct->used_leaf[n_used] = l;
@@ -384,10 +386,10 @@ static int64_t solve_region(struct contention *ct, int every_leaf)
             continue;
         for (uint32_t k = 0; k < f->n_leaves; k++) {
             uint32_t l = f->leaf[k];
-            if (ct->leaf_local[l] != NONE || ct->leaf_forced[l])
+            if (ct->leaf_local[l] != NONE || ct->forced.in[l])
                 continue;
             if (leaf_state(ct, l).load > ct->leaf_capacity[l] * (1 + TOLERANCE)) {
-                force_leaf(ct, l);
+                leaf_set_add(&ct->forced, l);
                 forced++;
             }
         }
@@ -453,14 +455,6 @@ static int holds(const struct contention *ct, uint32_t l, struct leaf_state st, 
     return st.load >= ct->leaf_capacity[l] * (1 - TOLERANCE) && x >= st.most - TOLERANCE;
 }
 
-static void check_leaf(struct contention *ct, uint32_t l)
-{
-    if (!ct->leaf_checked[l]) {
-        ct->leaf_checked[l] = 1;
-        ct->checked[ct->n_checked++] = l;
-    }
-}
-
 /* Adds to the region every flow the fair-share condition fails for, as
  * the region's solve stands. Returns how many, or -1 if memory ran out. */
 static int64_t find_violations(struct contention *ct)
@@ -485,17 +479,17 @@ static int64_t find_violations(struct contention *ct)
     }
     /* the leaves whose flows or shares changed: an outside flow held
      * there must still be */
-    for (uint32_t i = 0; i < ct->n_dirty; i++)
-        check_leaf(ct, ct->dirty_leaves[i]);
+    for (uint32_t i = 0; i < ct->dirty.n; i++)
+        leaf_set_add(&ct->checked, ct->dirty.list[i]);
     for (uint32_t i = 0; i < before; i++) {
         const struct contention_flow *f = flow_of(ct, ct->region[i]);
         if (ct->region_share[i] == f->share)
             continue;
         for (uint32_t k = 0; k < f->n_leaves; k++)
-            check_leaf(ct, f->leaf[k]);
+            leaf_set_add(&ct->checked, f->leaf[k]);
     }
-    for (uint32_t c = 0; c < ct->n_checked; c++) {
-        uint32_t l = ct->checked[c];
+    for (uint32_t c = 0; c < ct->checked.n; c++) {
+        uint32_t l = ct->checked.list[c];
         const struct contention_leaf *on = &ct->on[l];
         if (!on->held)
             continue; /* no flow held here to check */
@@ -523,9 +517,7 @@ static int64_t find_violations(struct contention *ct)
                 return -1;
         }
     }
-    for (uint32_t c = 0; c < ct->n_checked; c++)
-        ct->leaf_checked[ct->checked[c]] = 0;
-    ct->n_checked = 0;
+    leaf_set_clear(&ct->checked);
     return (int64_t)(ct->n_region - before);
 }
 
@@ -553,9 +545,8 @@ static int settle(struct contention *ct)
 
 int contention_update(struct contention *ct, contention_share_fn share_fn, void *ctx)
 {
-    if (!ct->dirty)
-        return 0;
-    ct->dirty = 0;
+    if (!ct->dirty.n)
+        return 0; /* no flow started or stopped (every flow has a leaf) */
     int rc = 0;
     for (uint32_t i = 0; i < ct->n_started && !rc; i++)
         if (ct->flow_of_job[ct->started[i]] != NONE) /* not stopped in the same instant */
@@ -563,12 +554,8 @@ int contention_update(struct contention *ct, contention_share_fn share_fn, void 
     ct->n_started = 0;
     if (!rc)
         rc = settle(ct);
-    for (uint32_t i = 0; i < ct->n_dirty; i++)
-        ct->leaf_dirty[ct->dirty_leaves[i]] = 0;
-    ct->n_dirty = 0;
-    for (uint32_t i = 0; i < ct->n_forced; i++)
-        ct->leaf_forced[ct->forced[i]] = 0;
-    ct->n_forced = 0;
+    leaf_set_clear(&ct->dirty);
+    leaf_set_clear(&ct->forced);
     for (uint32_t i = 0; i < ct->n_region; i++) {
         struct contention_flow *f = flow_of(ct, ct->region[i]);
         set_region(ct, f, NONE);

@@ -70,19 +70,23 @@ struct contention_leaf {
     uint32_t held; /* how many of them it holds (is their bottleneck) */
 };
 
+/* A set of leaves: a mark per leaf and the marked ones in a list, so that
+ * it empties in the time it filled. */
+struct leaf_set {
+    uint8_t *in;
+    uint32_t *list, n;
+};
+
 struct contention {
     const struct cluster *c;
     uint32_t n_leaves;
     double *leaf_capacity;          /* uplink capacity (Gbps) */
     struct contention_leaf *on;     /* per leaf: the flows on it */
-    uint8_t *leaf_dirty;            /* flows started or stopped since the last update */
-    uint32_t *dirty_leaves, n_dirty;
-    int dirty;                      /* some flow started or stopped */
+    struct leaf_set dirty;          /* flows started or stopped there since the last update */
     /* the flows (a removed flow's place takes the last one) */
     struct contention_flow *flows;
     uint32_t n_flows, cap_flows;
     uint32_t *flow_of_job; /* per job: position in flows, or UINT32_MAX */
-    size_t n_jobs;
     /* jobs started since the last update */
     uint32_t *started;
     uint32_t n_started, cap_started;
@@ -93,8 +97,7 @@ struct contention {
     uint32_t n_region, cap_region;
     /* scratch: the leaves a check reads, the leaves an update's solves
      * must include, and one region solve's input */
-    uint8_t *leaf_checked, *leaf_forced;
-    uint32_t *checked, n_checked, *forced, n_forced;
+    struct leaf_set checked, forced;
     /* one region solve: the leaves its flows use (leaf_local numbers them,
      * UINT32_MAX elsewhere) and what the region asks of each; those it can
      * fill (kept) are the solver's leaves */
