@@ -150,43 +150,64 @@ static uint32_t next_mark(struct waiting_queue *q, uint32_t i, uint32_t end)
     return at;
 }
 
+/* Jobs that move when the first c of the k gaps g[] close toward the head
+ * (what precedes them moves up) and the rest toward the end (what follows
+ * them moves down), in a queue of n. */
+static uint64_t moved_by(const uint32_t *g, uint32_t k, uint32_t c, uint32_t n)
+{
+    uint64_t up = c ? (uint64_t)g[c - 1] + 1 - c : 0;
+    uint64_t down = c < k ? (uint64_t)n - g[c] - (k - c) : 0;
+    return up + down;
+}
+
+/* Each gap closes toward whichever end moves fewer jobs: the first c of
+ * them (by position) toward the head, the rest toward the end, c chosen to
+ * move the fewest. On a saturated cluster one pass may start the head and
+ * a newcomer at the end of a queue of tens of thousands: one direction for
+ * all the gaps moved (and the queue index then re-read) every job between
+ * them. Jobs between the two groups keep their coordinates. */
 void waiting_queue_close_gaps(struct waiting_queue *q)
 {
     uint32_t gone = q->n_leaving, first = q->first_leaving, last = q->last_leaving;
     if (!gone)
         return;
     q->n_leaving = 0;
-    if (q->n - first <= last + 1) {
-        /* toward the head: what follows the first start moves down */
-        changed(q, q->off + first, q->off + q->n);
-        uint32_t to = first;
-        for (uint32_t gap = next_mark(q, first, last + 1); gap <= last;) {
-            uint32_t next = next_mark(q, gap + 1, last + 1);
-            move_run(q, to, gap + 1, next - gap - 1);
-            to += next - gap - 1;
-            gap = next;
-        }
-        move_run(q, to, last + 1, q->n - last - 1);
-        q->n -= gone;
-        return;
-    }
-    /* toward the end: what precedes the last start moves up, and the queue
-     * begins further on. The gaps are found head first, so the runs move
-     * in a second walk from the end, each by the gaps at or before it:
-     * the positions are noted in the marks' room (gaps_at). */
-    changed(q, q->off, q->off + last + 1);
-    uint32_t k = 0;
+    uint32_t *g = q->gaps_at, k = 0;
     for (uint32_t gap = next_mark(q, first, last + 1); gap <= last; gap = next_mark(q, gap + 1, last + 1))
-        q->gaps_at[k++] = gap;
-    uint32_t to = last + 1;
-    for (uint32_t g = k; g-- > 0;) {
-        uint32_t lo = g ? q->gaps_at[g - 1] + 1 : 0, len = q->gaps_at[g] - lo;
-        to -= len;
-        move_run(q, to, lo, len);
+        g[k++] = gap;
+    uint32_t c = 0;
+    uint64_t least = moved_by(g, k, 0, q->n);
+    for (uint32_t i = 1; i <= k; i++) {
+        uint64_t m = moved_by(g, k, i, q->n);
+        if (m < least) {
+            least = m;
+            c = i;
+        }
     }
-    q->off += gone;
-    q->jobs += gone;
-    q->w += gone;
+    if (c < k) {
+        /* toward the end: what follows gap c moves down, run by run */
+        changed(q, q->off + g[c], q->off + q->n);
+        uint32_t to = g[c];
+        for (uint32_t i = c; i < k; i++) {
+            uint32_t next = i + 1 < k ? g[i + 1] : q->n;
+            move_run(q, to, g[i] + 1, next - g[i] - 1);
+            to += next - g[i] - 1;
+        }
+    }
+    if (c > 0) {
+        /* toward the head: what precedes gap c - 1 moves up, run by run
+         * from the last, and the queue begins c further on */
+        changed(q, q->off, q->off + g[c - 1] + 1);
+        uint32_t to = g[c - 1] + 1;
+        for (uint32_t i = c; i-- > 0;) {
+            uint32_t lo = i ? g[i - 1] + 1 : 0, len = g[i] - lo;
+            to -= len;
+            move_run(q, to, lo, len);
+        }
+        q->off += c;
+        q->jobs += c;
+        q->w += c;
+    }
     q->n -= gone;
 }
 

@@ -3,9 +3,10 @@
  * of what changed in it between passes (policy.h, ABI 4).
  *
  * The jobs lie at an offset in their buffers. After a pass the gaps its
- * starts left close toward whichever end moves fewer jobs (FCFS starts near
- * the head, so the jobs before them move up and the queue begins further
- * on), and a requeued job near the head moves the jobs before it down. The
+ * starts left close, those near the head by moving the jobs before them up
+ * (the queue then begins further on), those near the end by moving the
+ * jobs after them down: the split that moves the fewest jobs. A requeued
+ * job near the head moves the jobs before it down. The
  * buffers slide back, or grow, once the end is reached. Every write is
  * noted as a range of coordinates (offset + position) for the next view; a
  * slide moves every coordinate and promises nothing (tracked 0).

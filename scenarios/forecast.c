@@ -352,6 +352,13 @@ static int offered_load(const struct workload *w, const struct forecast_result *
 int forecast_run_replication(const struct scenario *s, uint32_t r, const char *policy,
                              struct forecast_replication *rep, struct err *err)
 {
+    return forecast_run_replication_observed(s, r, policy, NULL, NULL, rep, err);
+}
+
+int forecast_run_replication_observed(const struct scenario *s, uint32_t r, const char *policy,
+                                      sim_pass_hook on_pass, void *hook_ctx, struct forecast_replication *rep,
+                                      struct err *err)
+{
     struct forecast_result shape;
     memset(rep, 0, sizeof *rep);
     if (forecast_result_init(&shape, s, 0, err) != 0) {
@@ -396,6 +403,8 @@ int forecast_run_replication(const struct scenario *s, uint32_t r, const char *p
     opt.n_periods = shape.n_periods;
     opt.sample_us = shape.sample_us;
     opt.n_samples = shape.n_samples;
+    opt.on_pass = on_pass;
+    opt.hook_ctx = hook_ctx;
     if (simulation_run(&w, &c, &ph, &opt, &res, err) != 0)
         goto done;
     rep->periods = calloc(shape.n_periods, sizeof *rep->periods);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/simulation.h"
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
 #include "sim/err.h"
@@ -95,6 +96,11 @@ struct forecast_result {
  * scenario has the same teams. Returns 0 or -1. */
 int forecast_run_replication(const struct scenario *s, uint32_t r, const char *policy,
                              struct forecast_replication *rep, struct err *err);
+/* The same, with on_pass called after every scheduling pass of the run
+ * (models/simulation.h): make bench times each quarter of one run with it. */
+int forecast_run_replication_observed(const struct scenario *s, uint32_t r, const char *policy,
+                                      sim_pass_hook on_pass, void *hook_ctx, struct forecast_replication *rep,
+                                      struct err *err);
 void forecast_replication_release(struct forecast_replication *rep, uint32_t n_periods);
 /* The shape of a forecast of s: periods, samples, teams (names owned by r). */
 int forecast_result_init(struct forecast_result *r, const struct scenario *s, uint32_t replications,

@@ -20,6 +20,7 @@
 #include "models/runtime_model.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
+#include "scenarios/forecast.h"
 #include "sim/engine.h"
 #include "sim/pcg32.h"
 #include "traces/trace.h"
@@ -438,8 +439,85 @@ static int bench_decide(const char *spec, int reps)
     return 0;
 }
 
+/* Where a run's time goes, period by period: the clock and the queue at
+ * the first pass of each period, and at the last pass. The wall clock:
+ * the CPU clock is a system call, 12% of this run when read every pass. */
+#define QUARTERS_MAX 64
+struct quarter_clock {
+    sim_time period_us;
+    uint32_t reached; /* periods whose first pass was seen */
+    double at[QUARTERS_MAX + 1];
+    uint32_t queued_at[QUARTERS_MAX + 1];
+    double last;
+    uint32_t last_queued;
+};
+
+static void quarter_pass(void *ctx, const struct cluster_view *view, const struct policy_decisions *d)
+{
+    struct quarter_clock *qc = ctx;
+    double t = now_s();
+    while (qc->reached <= QUARTERS_MAX && view->now_us >= (sim_time)qc->reached * qc->period_us) {
+        qc->at[qc->reached] = t;
+        qc->queued_at[qc->reached] = view->n_queued;
+        qc->reached++;
+    }
+    qc->last = t;
+    qc->last_queued = view->n_queued;
+}
+
+/* One replication of a forecast scenario, its time split by the
+ * scenario's periods within the one run (so every period is measured on
+ * the same workload, which runs of different horizons would not be),
+ * with the jobs submitted in each and the queue at its end. */
+static int bench_forecast_periods(const char *path)
+{
+    struct scenario s;
+    scenario_init(&s);
+    struct diag_list diags;
+    diag_list_init(&diags, 0);
+    struct err err;
+    err_clear(&err);
+    struct forecast_result shape;
+    memset(&shape, 0, sizeof shape);
+    struct forecast_replication rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = 1;
+    if (scenario_load(path, &s, &diags, &err) != 0 || forecast_result_init(&shape, &s, 0, &err) != 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        goto done;
+    }
+    struct quarter_clock qc = {.period_us = shape.period_us};
+    double t0 = now_s();
+    if (forecast_run_replication_observed(&s, 0, NULL, quarter_pass, &qc, &rep, &err) != 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        goto done;
+    }
+    double total = now_s() - t0;
+    uint32_t n = shape.n_periods < qc.reached ? shape.n_periods : qc.reached;
+    for (uint32_t p = 0; p < n; p++) {
+        double end = p + 1 < qc.reached ? qc.at[p + 1] : qc.last;
+        uint32_t queued = p + 1 < qc.reached ? qc.queued_at[p + 1] : qc.last_queued;
+        double cost = end - qc.at[p], jobs = rep.periods[p].jobs_submitted;
+        printf("forecast  %s %u: %6.2f s   %7.0f jobs submitted   %5.2f us a job   %6u waiting at its end\n",
+               shape.period_name, p + 1, cost, jobs, jobs > 0 ? cost / jobs * 1e6 : 0, queued);
+    }
+    printf("forecast  one replication, %u %ss: %.2f s (%.2f s before the first pass: the workload synthesized; "
+           "%.2f s after the last: the waits summarised); peak RSS %.1f MiB\n",
+           shape.n_periods, shape.period_name, total, qc.reached ? qc.at[0] - t0 : 0,
+           t0 + total - qc.last, peak_rss_mib());
+    rc = 0;
+done:
+    forecast_replication_release(&rep, shape.n_periods);
+    forecast_result_release(&shape);
+    diag_list_release(&diags);
+    scenario_release(&s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "forecast-periods"))
+        return bench_forecast_periods(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "decide"))
         return bench_decide(argv[2], atoi(argv[3]));
     if (argc == 4 && !strcmp(argv[1], "replay"))
@@ -451,6 +529,6 @@ int main(int argc, char **argv)
         return bench_fleet(atoi(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "engine"))
         return bench_engine((size_t)atol(argv[2]), (size_t)atol(argv[3]));
-    fprintf(stderr, "usage: bench replay TRACE SPEC | synthetic JOBS SPEC [LOAD [DIURNAL]] | engine STEPS PENDING | decide SPEC REPS | fleet DAYS\n");
+    fprintf(stderr, "usage: bench replay TRACE SPEC | forecast-periods SCENARIO | synthetic JOBS SPEC [LOAD [DIURNAL]] | engine STEPS PENDING | decide SPEC REPS | fleet DAYS\n");
     return 2;
 }
