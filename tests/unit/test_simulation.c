@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/waiting_queue.h"
 #include "policies/registry.h"
 #include "tests/unit/sim_fixture.h"
 #include "tests/unit/suites.h"
@@ -258,10 +259,12 @@ static void test_running_by_end_ties(void)
 /* What the policy sees of the queue, pass after pass: every job that has
  * arrived and is not running or done, once, in arrival order (a preempted
  * job back where it arrived), and a job that left it for good never comes
- * back. The host keeps the queue at an offset in its buffers and closes
- * the gaps from whichever end is shorter; long random runs with starts
- * near the head (FCFS), deep in the queue (backfilling) and preemptions
- * requeued near the head take every path. */
+ * back; and where the host says the queue is tracked, a coordinate outside
+ * the ranges it says changed holds the job it held in the last view. The
+ * host keeps the queue at an offset in its buffers and closes each gap
+ * toward the nearer end; long random runs with starts near the head
+ * (FCFS), deep in the queue (backfilling) and preemptions requeued near
+ * the head take every path. */
 enum { QUEUE_JOBS = 3000 };
 
 struct queue_log {
@@ -270,12 +273,52 @@ struct queue_log {
     uint8_t where[QUEUE_JOBS + 1]; /* this pass: 1 queued, 2 running */
     int disorder, twice, back, passes;
     uint32_t deepest;
+    /* the last view's queue, by coordinate */
+    int64_t last_id[QUEUE_JOBS];
+    uint64_t last_origin;
+    uint32_t last_n;
+    int moved_kept; /* jobs outside the changed ranges that were not where the record says */
+    int both_ends; /* tracked views with changes at both ends and jobs kept between them */
 };
+
+static int coordinate_changed(const struct cluster_view *v, uint64_t c)
+{
+    for (uint32_t k = 0; k < v->n_queue_dirty; k++)
+        if (c >= v->queue_dirty[2 * k] && c < v->queue_dirty[2 * k + 1])
+            return 1;
+    return 0;
+}
+
+/* The record's promise: what it does not name kept its coordinate. */
+static void check_queue_record(struct queue_log *log, const struct cluster_view *v)
+{
+    if (v->queue_tracked) {
+        uint32_t kept = 0, changed_before = 0, changed_after = 0;
+        for (uint32_t i = 0; i < v->n_queued; i++) {
+            uint64_t c = v->queue_origin + i;
+            if (coordinate_changed(v, c)) {
+                changed_before += kept == 0;
+                changed_after += kept > 0;
+                continue;
+            }
+            if (c < log->last_origin || c >= log->last_origin + log->last_n ||
+                log->last_id[c - log->last_origin] != v->queued[i].id)
+                log->moved_kept++;
+            kept++;
+        }
+        log->both_ends += kept > 0 && changed_before > 0 && changed_after > 0;
+    }
+    log->last_origin = v->queue_origin;
+    log->last_n = v->n_queued;
+    for (uint32_t i = 0; i < v->n_queued && i < QUEUE_JOBS; i++)
+        log->last_id[i] = v->queued[i].id;
+}
 
 static void check_queue(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
 {
     (void)d;
     struct queue_log *log = ctx;
+    check_queue_record(log, v);
     log->passes++;
     if (v->n_queued > log->deepest)
         log->deepest = v->n_queued;
@@ -319,8 +362,10 @@ static void test_queue_view_in_order(void)
         for (size_t i = 0; i < w.n; i++)
             never += starts[i] < 0;
         if (!CHECK_INT(log->disorder, 0) || !CHECK_INT(log->twice, 0) || !CHECK_INT(log->back, 0) ||
-            !CHECK_INT(never, 0))
+            !CHECK_INT(never, 0) || !CHECK_INT(log->moved_kept, 0))
             printf("  policy %s\n", specs[s]);
+        if (s == 0) /* EASY starts the head and a backfilled job deep down in one pass */
+            CHECK(log->both_ends > 0);
         CHECK(log->passes > QUEUE_JOBS);
         CHECK(log->deepest > 100); /* deep enough to grow the buffers and slide */
         free(starts);
@@ -329,8 +374,49 @@ static void test_queue_view_in_order(void)
     }
 }
 
+/* Gaps near both ends of a deep queue close toward their own ends: only
+ * the jobs between each gap and its end move (one direction for all moved
+ * the whole queue), every other job keeps its coordinate, and the queue
+ * holds the rest in order. */
+static void test_waiting_queue_gaps_close_toward_nearer_end(void)
+{
+    enum { N = 1000 };
+    struct waiting_queue q;
+    waiting_queue_init(&q);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t pos;
+        CHECK_INT(waiting_queue_insert(&q, i, &pos), 0);
+        q.jobs[pos] = (struct policy_job){.id = i};
+    }
+    waiting_queue_seen(&q);
+    uint64_t origin = q.off;
+    static const uint32_t leaving[] = {1, 2, 500, 997, 998};
+    for (size_t k = 0; k < sizeof leaving / sizeof *leaving; k++)
+        waiting_queue_mark(&q, leaving[k]);
+    waiting_queue_close_gaps(&q);
+    CHECK_INT(q.n, N - 5);
+    uint64_t covered = 0;
+    for (uint32_t k = 0; k < q.n_dirty; k++)
+        covered += q.dirty[2 * k + 1] - q.dirty[2 * k];
+    CHECK(covered <= 505); /* the head's 3, and the 501 from gap 500 to the end */
+    uint32_t at = 0, bad = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        int gone = i == 1 || i == 2 || i == 500 || i == 997 || i == 998;
+        if (gone)
+            continue;
+        bad += q.jobs[at].id != i || q.w[at] != i;
+        at++;
+    }
+    CHECK_INT(bad, 0);
+    /* job 3 .. 499 kept their coordinates: origin + i */
+    CHECK_INT((int64_t)(q.off + 1), (int64_t)(origin + 3));
+    CHECK_INT(q.jobs[1].id, 3);
+    waiting_queue_release(&q);
+}
+
 void suite_simulation(void)
 {
+    test_run("waiting queue: gaps close toward the nearer end", test_waiting_queue_gaps_close_toward_nearer_end);
     test_run("policy host refuses kinds it cannot carry out", test_host_kinds_refused_at_creation);
     test_run("policy host orders running jobs by end with one tie rule", test_running_by_end_ties);
     test_run("simulation EASY never delays the head", test_easy_never_delays_head);
