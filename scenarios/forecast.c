@@ -12,6 +12,7 @@
 #include "scenarios/build.h"
 #include "scenarios/policy_teams.h"
 #include "sim/pcg32.h"
+#include "sim/radix_sort.h"
 
 static const char *const metric_names[FM_COUNT] = {
     "utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "wait_mean_s", "offered_load_gpus",
@@ -149,14 +150,16 @@ static double quantile(const double *x, size_t n, double q)
 /* Waits of the jobs submitted in each period: a job that never started
  * counts as waiting until the end of the horizon (a lower bound, so a
  * forecast never looks better for jobs it could not place). */
-static void wait_stats(double *waits, size_t n, struct forecast_wait *out)
+static int wait_stats(double *waits, size_t n, struct forecast_wait *out)
 {
-    gsl_sort(waits, 1, n);
+    if (radix_sort_doubles(waits, n) != 0)
+        return -1;
     out->jobs = (double)n;
     out->p50_s = quantile(waits, n, 0.50);
     out->p95_s = quantile(waits, n, 0.95);
     out->p99_s = quantile(waits, n, 0.99);
     out->mean_s = n ? gsl_stats_mean(waits, 1, n) : 0;
+    return 0;
 }
 
 static size_t team_of(const struct job *j, size_t n_teams)
@@ -206,7 +209,10 @@ static int period_team_waits(const struct workload *w, const struct sim_result *
             waits[at[t] + count[t]++] = (double)(start - w->jobs[k].submit_us) / 1e6;
         }
         for (size_t t = 0; t < nt; t++)
-            wait_stats(waits + at[t], count[t], &periods[p].team_wait[t]);
+            if (wait_stats(waits + at[t], count[t], &periods[p].team_wait[t]) != 0) {
+                rc = err_set(err, NULL, 0, 0, "out of memory");
+                goto done;
+            }
         i = hi;
     }
 done:
@@ -240,7 +246,11 @@ static int period_waits(const struct workload *w, const struct sim_result *res, 
             started += jr->start_us >= 0;
             waits[n++] = (double)(start - w->jobs[i].submit_us) / 1e6;
         }
-        gsl_sort(waits, 1, n);
+        if (radix_sort_doubles(waits, n) != 0) {
+            free(waits);
+            free(first);
+            return err_set(err, NULL, 0, 0, "out of memory");
+        }
         struct forecast_period *fp = &periods[p];
         fp->jobs_submitted = (double)n;
         fp->jobs_started = (double)started;
@@ -282,33 +292,28 @@ static int team_waits(const struct workload *w, const struct sim_result *res, si
     }
     free(fill);
     for (size_t t = 0; t < n_teams; t++)
-        gsl_sort(rep->team_waits_s + rep->team_offset[t], 1, rep->team_n_waits[t]);
+        if (radix_sort_doubles(rep->team_waits_s + rep->team_offset[t], rep->team_n_waits[t]) != 0)
+            return err_set(err, NULL, 0, 0, "out of memory");
     return 0;
 }
 
 /* What the workload asks for, whatever the cluster (see struct
  * forecast_period): per period the GPU-hours submitted over the period's
  * hours, and the most GPUs held at once if every job ran from its
- * submission; per sample the GPUs held so at that instant. */
-struct span_edge {
-    sim_time at_us;
-    int64_t gpus; /* + at a start, - at an end */
-};
-
-static int edge_cmp(const void *a, const void *b)
-{
-    const struct span_edge *x = a, *y = b;
-    if (x->at_us != y->at_us)
-        return x->at_us < y->at_us ? -1 : 1;
-    return (x->gpus > y->gpus) - (x->gpus < y->gpus); /* ends first: [submit, end) */
-}
-
+ * submission; per sample the GPUs held so at that instant. Jobs hold
+ * [submit, end): the edges are swept in time order, and the peak is taken
+ * once an instant is settled, so the order of the edges within an instant
+ * does not matter (a radix sort by time alone: a comparison sort of the
+ * 2.5 million edges of a year on 16,384 GPUs took 0.29 s). */
 static int offered_load(const struct workload *w, const struct forecast_result *shape, struct forecast_replication *rep,
                         struct err *err)
 {
-    struct span_edge *e = malloc((2 * w->n + 1) * sizeof *e);
-    if (!e)
+    int64_t *at = malloc((2 * w->n + 1) * sizeof *at), *gpus = malloc((2 * w->n + 1) * sizeof *gpus);
+    if (!at || !gpus) {
+        free(at);
+        free(gpus);
         return err_set(err, NULL, 0, 0, "out of memory");
+    }
     size_t n = 0;
     for (size_t i = 0; i < w->n; i++) {
         const struct job *j = &w->jobs[i];
@@ -318,18 +323,24 @@ static int offered_load(const struct workload *w, const struct forecast_result *
         int64_t p = j->submit_us / shape->period_us;
         if (j->submit_us >= 0 && p < (int64_t)shape->n_periods)
             rep->periods[p].offered_load_gpus += (double)j->slots * (double)rt;
-        e[n++] = (struct span_edge){j->submit_us, j->slots};
-        e[n++] = (struct span_edge){j->submit_us + rt, -(int64_t)j->slots};
+        at[n] = j->submit_us;
+        gpus[n++] = j->slots;
+        at[n] = j->submit_us + rt;
+        gpus[n++] = -(int64_t)j->slots;
     }
     for (uint32_t p = 0; p < shape->n_periods; p++) {
         sim_time len = forecast_period_length_us(shape, p);
         rep->periods[p].offered_load_gpus = len > 0 ? rep->periods[p].offered_load_gpus / (double)len : 0;
     }
-    qsort(e, n, sizeof *e, edge_cmp);
+    if (radix_sort_i64(at, gpus, n) != 0) {
+        free(at);
+        free(gpus);
+        return err_set(err, NULL, 0, 0, "out of memory");
+    }
     int64_t held = 0;
     uint32_t k = 0, p = 0;
     for (size_t i = 0; i <= n; i++) {
-        sim_time t = i < n ? e[i].at_us : SIM_TIME_NEVER;
+        sim_time t = i < n ? at[i] : SIM_TIME_NEVER;
         /* samples and period starts before t see what is held now */
         for (; k < shape->n_samples && (sim_time)k * shape->sample_us < t; k++)
             rep->samples[k].offered_gpus = (double)held;
@@ -338,14 +349,15 @@ static int offered_load(const struct workload *w, const struct forecast_result *
                 rep->periods[p].offered_peak_gpus = (double)held;
         if (i == n)
             break;
-        held += e[i].gpus;
-        if (i + 1 < n && e[i + 1].at_us == t)
+        held += gpus[i];
+        if (i + 1 < n && at[i + 1] == t)
             continue; /* the peak is taken once the instant is settled */
         int64_t q = t >= 0 ? t / shape->period_us : -1;
         if (q >= 0 && q < (int64_t)shape->n_periods && (double)held > rep->periods[q].offered_peak_gpus)
             rep->periods[q].offered_peak_gpus = (double)held;
     }
-    free(e);
+    free(at);
+    free(gpus);
     return 0;
 }
 
