@@ -117,8 +117,10 @@ static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placem
 
 /* Adds delta free slots to node's group at each topology level (from the
  * groups filed with the topology: the pass's view may be gone by the reset). */
-static void idx_add_to_groups(struct placement *p, uint32_t node, int64_t delta)
+static inline void idx_add_to_groups(struct placement *p, uint32_t node, int64_t delta)
 {
+    if (!p->levels)
+        return; /* no topology (a flat cluster): no group to keep */
     for (int l = 0; l < 3; l++) {
         if (!(p->levels & (1u << l)))
             continue;
@@ -320,10 +322,15 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         idx_reset(p);
     p->idx_asks = 0;
     p->idx_overflow = 0;
-    for (uint32_t i = 0; i < p->n_touched; i++) {
-        if (p->touched[i] < p->n_nodes) {
-            p->taken[p->touched[i]] = 0;
-            p->is_touched[p->touched[i]] = 0;
+    /* locals: a store through taken or is_touched could be one to p as far
+     * as the compiler knows, and a pass that started jobs touched many nodes */
+    const uint32_t *touched = p->touched;
+    int32_t *taken = p->taken;
+    uint8_t *is_touched = p->is_touched;
+    for (uint32_t i = 0, n = p->n_touched, nodes = p->n_nodes; i < n; i++) {
+        if (touched[i] < nodes) {
+            taken[touched[i]] = 0;
+            is_touched[touched[i]] = 0;
         }
     }
     for (uint32_t i = 0; i < p->n_extra; i++)
@@ -439,15 +446,22 @@ static void touch(struct placement *p, uint32_t node)
     }
 }
 
-static int take(struct placement *p, struct policy_decisions *out, uint32_t node, int32_t slots)
+static inline int take(struct placement *p, struct policy_decisions *out, uint32_t node, int32_t slots)
 {
-    if (out->n_allocs >= out->cap_allocs)
+    uint32_t n = out->n_allocs;
+    if (n >= out->cap_allocs)
         return -1;
-    out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)node, slots, 0, 0};
+    /* every read before the first store: a store through a pointer could be
+     * one to p or out as far as the compiler knows (a take per node placed) */
+    struct policy_alloc *al = &out->allocs[n];
+    int32_t *taken = &p->taken[node];
+    int indexed = p->idx_view != NULL;
+    *al = (struct policy_alloc){(int32_t)node, slots, 0, 0};
+    out->n_allocs = n + 1;
     touch(p, node);
-    p->taken[node] += slots;
+    *taken += slots;
     p->taken_total += slots;
-    if (p->idx_view)
+    if (indexed)
         idx_update(p, node);
     return 0;
 }
@@ -765,6 +779,24 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
     return need > 0 ? 1 : 0;
 }
 
+/* Takes from nodes[0..n) in turn what each has free until *need is met. */
+static int take_in_order(struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
+                         int32_t *need, struct policy_decisions *out, uint32_t *count)
+{
+    for (uint32_t k = 0; *need > 0 && k < n; k++) {
+        uint32_t node = nodes[k];
+        int32_t f = free_of(p, view, node);
+        if (f > 0) {
+            int32_t use = f < *need ? f : *need; /* 1, unless a node grew */
+            if (take(p, out, node, use) != 0)
+                return -1;
+            *need -= use;
+            (*count)++;
+        }
+    }
+    return 0;
+}
+
 /* The fullest of nodes[0..n) that holds `slots`, lowest index on ties,
  * against *best so far: free_of's choice when no filter applies (so only
  * the node's state counts). */
@@ -774,10 +806,12 @@ static void fullest_in(const struct placement *p, const struct cluster_view *vie
     /* (free, node) as one key, the least wins: a compare per node, not a
      * chain of branches (slots >= 1, so a key's free part is positive) */
     uint64_t key = *best == UINT32_MAX ? UINT64_MAX : (uint64_t)(uint32_t)*best_free << 32 | *best;
+    const struct policy_node *all = view->nodes;
+    const int32_t *taken = p->taken;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t node = nodes[k];
-        const struct policy_node *nd = &view->nodes[node];
-        int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - p->taken[node] : 0;
+        const struct policy_node *nd = &all[node];
+        int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - taken[node] : 0;
         uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
         if (f >= slots && kk < key)
             key = kk;
@@ -796,7 +830,10 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     if (slots <= 0)
         return 1;
 
-    int indexed = idx_usable(p, view); /* the group choices below use it too, once it lives */
+    /* the group choices below use the index too, once it lives; on nodes of
+     * one slot a job of several takes candidates in order, which no index
+     * serves, so it neither counts toward building one nor builds it */
+    int indexed = (slots <= p->max_slots || p->max_slots > 1) && idx_usable(p, view);
     if (slots <= p->max_slots) {
         /* Best fit on a single node. */
         uint32_t best = UINT32_MAX;
@@ -828,19 +865,12 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     if (job_pool(p, view) < slots)
         return 1;
     if (p->max_slots == 1) {
-        /* One-slot nodes (HPC logs as processors): every free node is as good. */
+        /* One-slot nodes (HPC logs as processors): every free node is as
+         * good, the candidates in order (the view's list, then the extras) */
         int32_t need = slots;
-        for (uint32_t k = 0; need > 0 && k < n_cand(p, view); k++) {
-            uint32_t node = cand(p, view, k);
-            int32_t f = free_of(p, view, node);
-            if (f > 0) {
-                int32_t use = f < need ? f : need; /* 1, unless a node grew */
-                if (take(p, out, node, use) != 0)
-                    return -1;
-                need -= use;
-                (*count)++;
-            }
-        }
+        if (take_in_order(p, view, view->nodes_with_free, view->n_nodes_with_free, &need, out, count) != 0 ||
+            take_in_order(p, view, p->extra, p->n_extra, &need, out, count) != 0)
+            return -1;
         return 0;
     }
 
