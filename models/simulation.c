@@ -169,16 +169,21 @@ static inline int node_takes_jobs(const struct host *h, uint32_t node)
 
 static inline void free_list_update(struct host *h, uint32_t node)
 {
+    /* every read before the first store, which could be one to h as far as
+     * the compiler knows: a start and an end call this for each node */
+    uint32_t *pos_of = h->with_free_pos, *list = h->with_free, n = h->n_with_free;
     int has = node_takes_jobs(h, node) && h->nodes[node].free_slots > 0;
-    uint32_t pos = h->with_free_pos[node];
+    uint32_t pos = pos_of[node];
     if (has && pos == NO_SLOT) {
-        h->with_free_pos[node] = h->n_with_free;
-        h->with_free[h->n_with_free++] = node;
+        pos_of[node] = n;
+        list[n] = node;
+        h->n_with_free = n + 1;
     } else if (!has && pos != NO_SLOT) {
-        uint32_t last = h->with_free[--h->n_with_free];
-        h->with_free[pos] = last;
-        h->with_free_pos[last] = pos;
-        h->with_free_pos[node] = NO_SLOT;
+        uint32_t last = list[n - 1];
+        list[pos] = last;
+        pos_of[last] = pos;
+        pos_of[node] = NO_SLOT;
+        h->n_with_free = n - 1;
     }
 }
 
@@ -266,21 +271,24 @@ static void compact_allocs(struct host *h)
 static void running_remove(struct host *h, uint32_t s)
 {
     struct policy_running *r = &h->running[s];
-    for (uint32_t k = 0; k < r->alloc_count; k++) {
-        const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
+    const struct policy_alloc *allocs = &h->allocs[r->alloc_first];
+    uint32_t count = r->alloc_count;
+    for (uint32_t k = 0; k < count; k++) {
+        const struct policy_alloc *a = &allocs[k];
         uint32_t node = (uint32_t)a->node;
+        struct policy_node *nd = &h->nodes[node];
+        const struct node_life *l = &h->life[node];
         /* a share frees its slot only when it was the GPU's last */
         int32_t whole = a->milli > 0 ? gpu_share_give(&h->share, node, a->gpu, a->milli) : a->slots;
-        h->nodes[node].free_slots += whole;
-        if (node_takes_jobs(h, node))
+        nd->free_slots += whole;
+        if (l->takes)
             h->free_slots += whole;
         h->in_use_slots -= whole;
         free_list_update(h, node);
-        const struct node_life *l = &h->life[node];
-        if (l->retiring && h->nodes[node].free_slots == h->nodes[node].total_slots)
+        if (l->retiring && nd->free_slots == nd->total_slots)
             node_set(h, node, 0, l->up, 0); /* drained: it leaves */
     }
-    h->dead_allocs += r->alloc_count;
+    h->dead_allocs += count;
     uint32_t wi = h->running_w[s];
     if (h->prog[s].span == SPAN_SPINE)
         contention_remove(&h->contention, wi);
@@ -758,15 +766,20 @@ static int apply_start(struct host *h, const struct policy_decision *d)
 {
     struct policy_job *q = &h->queue.jobs[d->job_index];
     int64_t sum = 0;
-    for (uint32_t k = 0; k < d->alloc_count; k++) {
-        const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
-        /* a share takes a free slot only when it opens the GPU */
-        int opened = 1;
-        if (a->milli > 0 && gpu_share_take(&h->share, (uint32_t)a->node, a->gpu, a->milli, &opened) != 0)
-            return oom(h);
-        int32_t whole = a->milli > 0 ? opened : a->slots;
-        h->nodes[a->node].free_slots -= whole;
-        free_list_update(h, (uint32_t)a->node);
+    const struct policy_alloc *allocs = &h->out.allocs[d->alloc_first];
+    for (uint32_t k = 0, count = d->alloc_count; k < count; k++) {
+        const struct policy_alloc *a = &allocs[k];
+        uint32_t node = (uint32_t)a->node;
+        int32_t whole = a->slots;
+        if (a->milli > 0) {
+            /* a share takes a free slot only when it opens the GPU */
+            int opened = 1;
+            if (gpu_share_take(&h->share, node, a->gpu, a->milli, &opened) != 0)
+                return oom(h);
+            whole = opened;
+        }
+        h->nodes[node].free_slots -= whole;
+        free_list_update(h, node);
         sum += whole;
     }
     h->free_slots -= sum;

@@ -87,6 +87,7 @@ void placement_release(struct placement *p)
     free(p->group_free);
     free(p->groups);
     free(p->shares);
+    free(p->cand_bits);
     idx_free_all(p);
     memset(p, 0, sizeof *p);
     p->type_filter = -1;
@@ -320,6 +321,10 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
 {
     if (p->idx_view)
         idx_reset(p);
+    if (p->cand_view) {
+        memset(p->cand_bits, 0, p->cand_words * sizeof *p->cand_bits);
+        p->cand_view = NULL;
+    }
     p->idx_asks = 0;
     p->idx_overflow = 0;
     /* locals: a store through taken or is_touched could be one to p as far
@@ -351,6 +356,9 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         free(p->is_extra);
         free(p->slots_scratch);
         free(p->sorted);
+        free(p->cand_bits);
+        p->cand_words = (uint32_t)((nn + 63) / 64);
+        p->cand_bits = calloc(p->cand_words, sizeof *p->cand_bits);
         p->taken = calloc(nn, sizeof *p->taken);
         p->touched = malloc(nn * sizeof *p->touched);
         p->is_touched = calloc(nn, 1);
@@ -365,7 +373,7 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         free(p->idx_free);
         p->idx_free = NULL;
         if (!p->taken || !p->touched || !p->is_touched || !p->extra || !p->is_extra || !p->slots_scratch ||
-            !p->sorted) {
+            !p->sorted || !p->cand_bits) {
             p->n_nodes = 0;
             return -1;
         }
@@ -478,6 +486,8 @@ int placement_give_back(struct placement *p, const struct cluster_view *view, ui
         p->extra[p->n_extra++] = node;
         if (p->idx_view)
             p->idx_pos[node] = view->n_nodes_with_free + p->n_extra - 1;
+        if (p->cand_view)
+            p->cand_bits[node / 64] |= UINT64_C(1) << (node % 64);
     }
     /* only nodes the scan sees: filed already (candidates), or extra now */
     if (p->idx_view && (p->idx_raw[node] >= 0 || p->is_extra[node]))
@@ -797,29 +807,48 @@ static int take_in_order(struct placement *p, const struct cluster_view *view, c
     return 0;
 }
 
-/* The fullest of nodes[0..n) that holds `slots`, lowest index on ties,
- * against *best so far: free_of's choice when no filter applies (so only
- * the node's state counts). */
-static void fullest_in(const struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
-                       int32_t slots, uint32_t *best, int32_t *best_free)
+/* The pass's candidates as bits, set on first use. */
+static void cand_ready(struct placement *p, const struct cluster_view *view)
 {
+    if (p->cand_view == view)
+        return;
+    uint64_t *bits = p->cand_bits;
+    const uint32_t *list = view->nodes_with_free;
+    for (uint32_t k = 0, n = view->n_nodes_with_free; k < n; k++)
+        bits[list[k] / 64] |= UINT64_C(1) << (list[k] % 64);
+    for (uint32_t k = 0, n = p->n_extra; k < n; k++)
+        bits[p->extra[k] / 64] |= UINT64_C(1) << (p->extra[k] % 64);
+    p->cand_view = view;
+}
+
+/* The fullest candidate that holds `slots`, lowest index on ties, or
+ * UINT32_MAX: free_of's choice when no filter applies (so only the node's
+ * state counts). The candidates go by ascending index, so the first that
+ * has exactly `slots` free is the answer: none after it can be fuller or
+ * lower. */
+static uint32_t fullest_fit(struct placement *p, const struct cluster_view *view, int32_t slots)
+{
+    cand_ready(p, view);
     /* (free, node) as one key, the least wins: a compare per node, not a
      * chain of branches (slots >= 1, so a key's free part is positive) */
-    uint64_t key = *best == UINT32_MAX ? UINT64_MAX : (uint64_t)(uint32_t)*best_free << 32 | *best;
+    uint64_t key = UINT64_MAX;
     const struct policy_node *all = view->nodes;
     const int32_t *taken = p->taken;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t node = nodes[k];
-        const struct policy_node *nd = &all[node];
-        int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - taken[node] : 0;
-        uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
-        if (f >= slots && kk < key)
-            key = kk;
+    const uint64_t *bits = p->cand_bits;
+    for (uint32_t w = 0, words = p->cand_words; w < words; w++) {
+        for (uint64_t word = bits[w]; word; word &= word - 1) {
+            uint32_t node = w * 64 + (uint32_t)__builtin_ctzll(word);
+            const struct policy_node *nd = &all[node];
+            int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - taken[node] : 0;
+            uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
+            if (f >= slots && kk < key) {
+                key = kk;
+                if (f == slots)
+                    return node;
+            }
+        }
     }
-    if (key != UINT64_MAX) {
-        *best = (uint32_t)key;
-        *best_free = (int32_t)(key >> 32);
-    }
+    return key == UINT64_MAX ? UINT32_MAX : (uint32_t)key;
 }
 
 int placement_pack(struct placement *p, const struct cluster_view *view, int32_t slots,
@@ -841,10 +870,9 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
         if (indexed) {
             best = idx_choose(p, slots, FULLEST_FIRST);
         } else if (p->type_filter < 0 && !p->job_types && !p->avoid) {
-            /* no filter: the view's list and the extras as two plain runs
-             * (the scan of a pass that places a job or two, most passes) */
-            fullest_in(p, view, view->nodes_with_free, view->n_nodes_with_free, slots, &best, &best_free);
-            fullest_in(p, view, p->extra, p->n_extra, slots, &best, &best_free);
+            /* no filter: the candidates in index order (a pass that places
+             * a job or two, most passes) */
+            best = fullest_fit(p, view, slots);
         } else {
             for (uint32_t k = 0; k < n_cand(p, view); k++) {
                 uint32_t node = cand(p, view, k);
