@@ -230,20 +230,25 @@ static void node_set(struct host *h, uint32_t node, int present, int up, int ret
 
 /* ---- running jobs, ordered by expected end ---- */
 
-static int end_before(const struct host *h, uint32_t a, uint32_t b)
-{
-    return policy_running_end_before(&h->running[a], &h->running[b]);
-}
-
+/* The first place in by_end[0..n) whose job does not end before running
+ * slot s (a search per start and two per end: the expected ends compare
+ * first, in locals, and the rule's other keys only break their ties). */
 static uint32_t by_end_lower_bound(const struct host *h, uint32_t s, uint32_t n)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (end_before(h, h->by_end[mid], s))
-            lo = mid + 1;
-        else
-            hi = mid;
+    const struct policy_running *running = h->running, *key = &running[s];
+    const uint32_t *by_end = h->by_end;
+    sim_time end = key->expected_end_us;
+    uint32_t lo = 0, len = n;
+    while (len > 0) {
+        uint32_t half = len / 2;
+        const struct policy_running *r = &running[by_end[lo + half]];
+        int before = r->expected_end_us != end ? r->expected_end_us < end : policy_running_end_before(r, key);
+        if (before) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
     }
     return lo;
 }

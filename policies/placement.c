@@ -99,7 +99,7 @@ enum slot_order { BY_INDEX, FULLEST_FIRST, EMPTIEST_FIRST };
 /* ---- the index of nodes by free slots ---- */
 
 /* Views smaller than this scan faster than they index. */
-enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257, INDEX_AFTER_CHOICES = 3 };
+enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257, INDEX_AFTER_SCANS = 2 };
 
 static void idx_clear_bit(struct placement *p, uint32_t node)
 {
@@ -267,13 +267,16 @@ static int idx_live(const struct placement *p, const struct cluster_view *view)
 
 /* Whether this choice may use the index, building it when it is worth it:
  * no filter applies (the index files every up node), and the view is one
- * the index serves. */
+ * the index serves. A choice that scans instead adds the nodes it looked at
+ * to idx_scanned. */
 static int idx_usable(struct placement *p, const struct cluster_view *view)
 {
     if (p->type_filter >= 0 || p->job_types || p->avoid || p->idx_off || p->idx_overflow)
         return 0;
-    /* building costs a scan and then some: worth it from a pass's third choice on */
-    if (p->idx_view != view && ++p->idx_asks < INDEX_AFTER_CHOICES)
+    /* building costs a scan and then some: worth it once the pass's scans
+     * have looked at the candidates twice (two choices' full scans, or many
+     * best fits that stopped early) */
+    if (p->idx_view != view && p->idx_scanned < (uint64_t)INDEX_AFTER_SCANS * n_cand(p, view))
         return 0;
     return idx_ready(p, view) == 0 && !p->idx_overflow;
 }
@@ -325,7 +328,7 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         memset(p->cand_bits, 0, p->cand_words * sizeof *p->cand_bits);
         p->cand_view = NULL;
     }
-    p->idx_asks = 0;
+    p->idx_scanned = 0;
     p->idx_overflow = 0;
     /* locals: a store through taken or is_touched could be one to p as far
      * as the compiler knows, and a pass that started jobs touched many nodes */
@@ -793,9 +796,14 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
 static int take_in_order(struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
                          int32_t *need, struct policy_decisions *out, uint32_t *count)
 {
+    /* without a filter only the node's state counts (free_of's tests, once) */
+    int filtered = p->type_filter >= 0 || p->job_types || p->avoid;
     for (uint32_t k = 0; *need > 0 && k < n; k++) {
         uint32_t node = nodes[k];
-        int32_t f = free_of(p, view, node);
+        const struct policy_node *nd = &view->nodes[node];
+        int32_t f = filtered                     ? free_of(p, view, node)
+                    : nd->state == POLICY_NODE_UP ? nd->free_slots - p->taken[node]
+                                                  : 0;
         if (f > 0) {
             int32_t use = f < *need ? f : *need; /* 1, unless a node grew */
             if (take(p, out, node, use) != 0)
@@ -835,19 +843,23 @@ static uint32_t fullest_fit(struct placement *p, const struct cluster_view *view
     const struct policy_node *all = view->nodes;
     const int32_t *taken = p->taken;
     const uint64_t *bits = p->cand_bits;
+    uint32_t looked = 0;
     for (uint32_t w = 0, words = p->cand_words; w < words; w++) {
         for (uint64_t word = bits[w]; word; word &= word - 1) {
             uint32_t node = w * 64 + (uint32_t)__builtin_ctzll(word);
             const struct policy_node *nd = &all[node];
             int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - taken[node] : 0;
             uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
+            looked++;
             if (f >= slots && kk < key) {
                 key = kk;
                 if (f == slots)
-                    return node;
+                    goto done;
             }
         }
     }
+done:
+    p->idx_scanned += looked;
     return key == UINT64_MAX ? UINT32_MAX : (uint32_t)key;
 }
 
@@ -861,7 +873,7 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
 
     /* the group choices below use the index too, once it lives; on nodes of
      * one slot a job of several takes candidates in order, which no index
-     * serves, so it neither counts toward building one nor builds it */
+     * serves, so it does not build one */
     int indexed = (slots <= p->max_slots || p->max_slots > 1) && idx_usable(p, view);
     if (slots <= p->max_slots) {
         /* Best fit on a single node. */
@@ -874,6 +886,7 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
              * a job or two, most passes) */
             best = fullest_fit(p, view, slots);
         } else {
+            p->idx_scanned += n_cand(p, view);
             for (uint32_t k = 0; k < n_cand(p, view); k++) {
                 uint32_t node = cand(p, view, k);
                 int32_t f = free_of(p, view, node);
@@ -904,6 +917,8 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
 
     /* Several nodes: the tightest group that holds the job (an NVLink domain
      * of several nodes, else a leaf, else a pod), else anywhere. */
+    if (!indexed)
+        p->idx_scanned += n_cand(p, view);
     static const enum placement_level levels[] = {PLACEMENT_DOMAIN, PLACEMENT_LEAF, PLACEMENT_POD};
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
         if (!(p->levels & (1u << levels[l])))
@@ -989,6 +1004,7 @@ static int place_sorted(struct placement *p, const struct cluster_view *view, in
     uint32_t best = UINT32_MAX;
     int32_t best_free = 0;
     uint32_t n = 0;
+    p->idx_scanned += n_cand(p, view);
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
         int32_t f = free_of(p, view, node);

@@ -114,7 +114,7 @@ struct placement {
     uint32_t idx_n, idx_words, idx_swords;
     int32_t idx_buckets;   /* max_slots + 1; 0 = no index for this view */
     int idx_off;           /* 1: always scan (tests compare the two) */
-    uint32_t idx_asks;     /* choices this pass before the index: a pass that places a job or two scans */
+    uint64_t idx_scanned;  /* nodes this pass's scans looked at before the index: a pass that places a job or two scans */
     /* With the index, per topology level (NVLink domain, leaf, pod): each
      * group's free slots (idx_gsum, by group id), its member nodes by index
      * (idx_members[idx_mstart[g] .. idx_mstart[g + 1])) and the group ids in
