@@ -836,6 +836,21 @@ static void cand_ready(struct placement *p, const struct cluster_view *view)
  * lower. */
 static uint32_t fullest_fit(struct placement *p, const struct cluster_view *view, int32_t slots)
 {
+    if (p->cand_view != view) {
+        /* The lowest-index candidate, when it has exactly `slots` free, is
+         * the answer too, found by reading the lists alone: the first such
+         * choice of a pass on nodes of one slot, most often. */
+        uint32_t low = UINT32_MAX;
+        for (uint32_t k = 0, n = view->n_nodes_with_free; k < n; k++)
+            low = view->nodes_with_free[k] < low ? view->nodes_with_free[k] : low;
+        for (uint32_t k = 0; k < p->n_extra; k++)
+            low = p->extra[k] < low ? p->extra[k] : low;
+        if (low != UINT32_MAX && view->nodes[low].state == POLICY_NODE_UP &&
+            view->nodes[low].free_slots - p->taken[low] == slots) {
+            p->idx_scanned += 1;
+            return low;
+        }
+    }
     cand_ready(p, view);
     /* (free, node) as one key, the least wins: a compare per node, not a
      * chain of branches (slots >= 1, so a key's free part is positive) */
