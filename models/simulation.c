@@ -167,24 +167,44 @@ static inline int node_takes_jobs(const struct host *h, uint32_t node)
     return h->life[node].takes;
 }
 
+/* The list of nodes that take jobs and have a free slot, as a loop over a
+ * job's nodes keeps it: its arrays and length in locals, the length stored
+ * back once (a store through any pointer could be one to h as far as the
+ * compiler knows, and a start or an end updates the list for each node). */
+struct free_list {
+    uint32_t *list, *pos_of, n;
+};
+
+static inline struct free_list free_list_open(const struct host *h)
+{
+    return (struct free_list){h->with_free, h->with_free_pos, h->n_with_free};
+}
+
+static inline void free_list_close(struct host *h, const struct free_list *fl)
+{
+    h->n_with_free = fl->n;
+}
+
+/* Puts node on the list or takes it off (the last one takes its place). */
+static inline void free_list_set(struct free_list *fl, uint32_t node, int has)
+{
+    uint32_t pos = fl->pos_of[node];
+    if (has && pos == NO_SLOT) {
+        fl->pos_of[node] = fl->n;
+        fl->list[fl->n++] = node;
+    } else if (!has && pos != NO_SLOT) {
+        uint32_t last = fl->list[--fl->n];
+        fl->list[pos] = last;
+        fl->pos_of[last] = pos;
+        fl->pos_of[node] = NO_SLOT;
+    }
+}
+
 static inline void free_list_update(struct host *h, uint32_t node)
 {
-    /* every read before the first store, which could be one to h as far as
-     * the compiler knows: a start and an end call this for each node */
-    uint32_t *pos_of = h->with_free_pos, *list = h->with_free, n = h->n_with_free;
-    int has = node_takes_jobs(h, node) && h->nodes[node].free_slots > 0;
-    uint32_t pos = pos_of[node];
-    if (has && pos == NO_SLOT) {
-        pos_of[node] = n;
-        list[n] = node;
-        h->n_with_free = n + 1;
-    } else if (!has && pos != NO_SLOT) {
-        uint32_t last = list[n - 1];
-        list[pos] = last;
-        pos_of[last] = pos;
-        pos_of[node] = NO_SLOT;
-        h->n_with_free = n - 1;
-    }
+    struct free_list fl = free_list_open(h);
+    free_list_set(&fl, node, node_takes_jobs(h, node) && h->nodes[node].free_slots > 0);
+    free_list_close(h, &fl);
 }
 
 /* Brings the capacity and availability integrals up to now. */
@@ -278,6 +298,8 @@ static void running_remove(struct host *h, uint32_t s)
     struct policy_running *r = &h->running[s];
     const struct policy_alloc *allocs = &h->allocs[r->alloc_first];
     uint32_t count = r->alloc_count;
+    struct free_list fl = free_list_open(h);
+    int64_t freed = 0, freed_taking = 0; /* added to the host's counts after the loop */
     for (uint32_t k = 0; k < count; k++) {
         const struct policy_alloc *a = &allocs[k];
         uint32_t node = (uint32_t)a->node;
@@ -286,13 +308,18 @@ static void running_remove(struct host *h, uint32_t s)
         /* a share frees its slot only when it was the GPU's last */
         int32_t whole = a->milli > 0 ? gpu_share_give(&h->share, node, a->gpu, a->milli) : a->slots;
         nd->free_slots += whole;
-        if (l->takes)
-            h->free_slots += whole;
-        h->in_use_slots -= whole;
-        free_list_update(h, node);
-        if (l->retiring && nd->free_slots == nd->total_slots)
+        freed += whole;
+        freed_taking += l->takes ? whole : 0;
+        free_list_set(&fl, node, l->takes && nd->free_slots > 0);
+        if (l->retiring && nd->free_slots == nd->total_slots) {
+            free_list_close(h, &fl);
             node_set(h, node, 0, l->up, 0); /* drained: it leaves */
+            fl = free_list_open(h);
+        }
     }
+    free_list_close(h, &fl);
+    h->free_slots += freed_taking;
+    h->in_use_slots -= freed;
     h->dead_allocs += count;
     uint32_t wi = h->running_w[s];
     if (h->prog[s].span == SPAN_SPINE)
@@ -772,6 +799,9 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     struct policy_job *q = &h->queue.jobs[d->job_index];
     int64_t sum = 0;
     const struct policy_alloc *allocs = &h->out.allocs[d->alloc_first];
+    struct policy_node *nodes = h->nodes;
+    const struct node_life *life = h->life;
+    struct free_list fl = free_list_open(h);
     for (uint32_t k = 0, count = d->alloc_count; k < count; k++) {
         const struct policy_alloc *a = &allocs[k];
         uint32_t node = (uint32_t)a->node;
@@ -779,14 +809,17 @@ static int apply_start(struct host *h, const struct policy_decision *d)
         if (a->milli > 0) {
             /* a share takes a free slot only when it opens the GPU */
             int opened = 1;
-            if (gpu_share_take(&h->share, node, a->gpu, a->milli, &opened) != 0)
+            if (gpu_share_take(&h->share, node, a->gpu, a->milli, &opened) != 0) {
+                free_list_close(h, &fl);
                 return oom(h);
+            }
             whole = opened;
         }
-        h->nodes[node].free_slots -= whole;
-        free_list_update(h, node);
+        nodes[node].free_slots -= whole;
+        free_list_set(&fl, node, life[node].takes && nodes[node].free_slots > 0);
         sum += whole;
     }
+    free_list_close(h, &fl);
     h->free_slots -= sum;
     h->in_use_slots += sum;
 
