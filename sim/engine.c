@@ -174,21 +174,14 @@ static void heap_remove_top(struct engine *e)
     size_t n = --e->n, i = 0;
     if (!n)
         return;
-    struct event last = heap[n];
     for (size_t child = 1; child < n; child = 2 * i + 1) {
         if (child + 1 < n)
             child += (size_t)event_before(&heap[child + 1], &heap[child]);
         heap[i] = heap[child];
         i = child;
     }
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!event_before(&last, &heap[parent]))
-            break;
-        heap[i] = heap[parent];
-        i = parent;
-    }
-    heap[i] = last;
+    heap[i] = heap[n];
+    sift_up(heap, i);
 }
 
 /* Completes the removal a pop deferred (no event was scheduled into its slot),
