@@ -234,8 +234,10 @@ static int guard_run(int catch_faults, double timeout_s, struct call_args *a)
         return 0;
     }
     guard_setup(timed);
+    /* the fields, not the jump buffer (sigsetjmp fills it): a pass calls this */
     struct guard g;
-    memset(&g, 0, sizeof g);
+    g.active = 0;
+    g.caught = 0;
     g.catch_faults = catch_faults;
     struct guard *outer = current_guard;
     if (sigsetjmp(g.jump, 0) != 0) {
@@ -465,14 +467,21 @@ static int scratch(struct policy_host *h, const struct cluster_view *v)
     return 0;
 }
 
-/* The slots still free on node in this pass, from the view on first use. */
+/* The slots still free on node in this pass, from the view on first use:
+ * room[node] once room_stamp[node] is this pass's stamp. */
+static inline int32_t *room_in(int32_t *room, uint32_t *room_stamp, uint32_t stamp, const struct cluster_view *v,
+                               int32_t node)
+{
+    if (room_stamp[node] != stamp) {
+        room_stamp[node] = stamp;
+        room[node] = v->nodes[node].state == POLICY_NODE_UP ? v->nodes[node].free_slots : 0;
+    }
+    return &room[node];
+}
+
 static int32_t *room_of(struct policy_host *h, const struct cluster_view *v, int32_t node)
 {
-    if (h->room_stamp[node] != h->check_stamp) {
-        h->room_stamp[node] = h->check_stamp;
-        h->room[node] = v->nodes[node].state == POLICY_NODE_UP ? v->nodes[node].free_slots : 0;
-    }
-    return &h->room[node];
+    return room_in(h->room, h->room_stamp, h->check_stamp, v, node);
 }
 
 /* GPU gpu of node as this pass left it: its share in use, and whether it
@@ -625,26 +634,37 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
         if (x->alloc_count == 0 || x->alloc_first > d->n_allocs || x->alloc_count > d->n_allocs - x->alloc_first)
             return "allocation out of the decision buffer";
         int64_t sum = 0;
-        for (uint32_t a = 0; a < x->alloc_count; a++) {
-            const struct policy_alloc *al = &d->allocs[x->alloc_first + a];
-            if (al->node < 0 || (uint32_t)al->node >= v->n_nodes || al->slots <= 0)
+        const struct policy_job *job = &v->queued[x->job_index];
+        /* A pass checks every node of every job it starts: what the loop
+         * reads stays in locals (any store through a pointer could change
+         * h or v as far as the compiler knows), and a whole-GPU job that may
+         * use any node skips check_share unless an allocation gives it a
+         * share (the test once a job, not once a node). */
+        int whole_any = job->milli <= 0 && job->type_mask == 0;
+        const struct policy_alloc *allocs = &d->allocs[x->alloc_first];
+        const struct policy_node *nodes = v->nodes;
+        int32_t *room = h->room;
+        uint32_t *room_stamp = h->room_stamp;
+        for (uint32_t a = 0, n_nodes = v->n_nodes, count = x->alloc_count; a < count; a++) {
+            const struct policy_alloc *al = &allocs[a];
+            int32_t node = al->node, slots = al->slots;
+            if (node < 0 || (uint32_t)node >= n_nodes || slots <= 0)
                 return "allocation names no valid node or slot count";
-            if (v->nodes[al->node].state != POLICY_NODE_UP)
-                return v->nodes[al->node].state == POLICY_NODE_DRAINING ? "placed on a draining node"
-                                                                         : "placed on a down node";
-            const struct policy_job *job = &v->queued[x->job_index];
-            if (job->milli > 0 || job->type_mask != 0 || al->milli != 0) {
+            if (nodes[node].state != POLICY_NODE_UP)
+                return nodes[node].state == POLICY_NODE_DRAINING ? "placed on a draining node"
+                                                                 : "placed on a down node";
+            if (!whole_any || al->milli != 0) {
                 const char *broken = check_share(h, v, job, x, al, &sum);
                 if (broken)
                     return broken;
                 if (job->milli > 0)
                     continue;
             }
-            int32_t *room = room_of(h, v, al->node);
-            *room -= al->slots;
-            if (*room < 0)
+            int32_t *left = room_in(room, room_stamp, stamp, v, node);
+            *left -= slots;
+            if (*left < 0)
                 return "over-allocated a node";
-            sum += al->slots;
+            sum += slots;
         }
         if (sum != v->queued[x->job_index].slots)
             return "a gang job got part of its slots";
@@ -700,6 +720,12 @@ enum policy_host_status policy_host_observe(struct policy_host *h, const struct 
 {
     if (h->failed > 0 || !h->pl.ops || !h->pl.ops->observe)
         return POLICY_HOST_OK;
+    if (!h->guarded) {
+        /* what guard_run does for an unguarded call without a time limit,
+         * minus building its arguments: a host tells every start and end */
+        h->pl.ops->observe(h->pl.state, ev);
+        return POLICY_HOST_OK;
+    }
     struct call_args a = {.what = CALL_OBSERVE, .ops = h->pl.ops, .state = h->pl.state, .ev = ev};
     int caught = guard_run(h->guarded, 0, &a);
     if (caught)

@@ -167,19 +167,44 @@ static inline int node_takes_jobs(const struct host *h, uint32_t node)
     return h->life[node].takes;
 }
 
+/* The list of nodes that take jobs and have a free slot, as a loop over a
+ * job's nodes keeps it: its arrays and length in locals, the length stored
+ * back once (a store through any pointer could be one to h as far as the
+ * compiler knows, and a start or an end updates the list for each node). */
+struct free_list {
+    uint32_t *list, *pos_of, n;
+};
+
+static inline struct free_list free_list_open(const struct host *h)
+{
+    return (struct free_list){h->with_free, h->with_free_pos, h->n_with_free};
+}
+
+static inline void free_list_close(struct host *h, const struct free_list *fl)
+{
+    h->n_with_free = fl->n;
+}
+
+/* Puts node on the list or takes it off (the last one takes its place). */
+static inline void free_list_set(struct free_list *fl, uint32_t node, int has)
+{
+    uint32_t pos = fl->pos_of[node];
+    if (has && pos == NO_SLOT) {
+        fl->pos_of[node] = fl->n;
+        fl->list[fl->n++] = node;
+    } else if (!has && pos != NO_SLOT) {
+        uint32_t last = fl->list[--fl->n];
+        fl->list[pos] = last;
+        fl->pos_of[last] = pos;
+        fl->pos_of[node] = NO_SLOT;
+    }
+}
+
 static inline void free_list_update(struct host *h, uint32_t node)
 {
-    int has = node_takes_jobs(h, node) && h->nodes[node].free_slots > 0;
-    uint32_t pos = h->with_free_pos[node];
-    if (has && pos == NO_SLOT) {
-        h->with_free_pos[node] = h->n_with_free;
-        h->with_free[h->n_with_free++] = node;
-    } else if (!has && pos != NO_SLOT) {
-        uint32_t last = h->with_free[--h->n_with_free];
-        h->with_free[pos] = last;
-        h->with_free_pos[last] = pos;
-        h->with_free_pos[node] = NO_SLOT;
-    }
+    struct free_list fl = free_list_open(h);
+    free_list_set(&fl, node, node_takes_jobs(h, node) && h->nodes[node].free_slots > 0);
+    free_list_close(h, &fl);
 }
 
 /* Brings the capacity and availability integrals up to now. */
@@ -225,20 +250,25 @@ static void node_set(struct host *h, uint32_t node, int present, int up, int ret
 
 /* ---- running jobs, ordered by expected end ---- */
 
-static int end_before(const struct host *h, uint32_t a, uint32_t b)
-{
-    return policy_running_end_before(&h->running[a], &h->running[b]);
-}
-
+/* The first place in by_end[0..n) whose job does not end before running
+ * slot s (a search per start and two per end: the expected ends compare
+ * first, in locals, and the rule's other keys only break their ties). */
 static uint32_t by_end_lower_bound(const struct host *h, uint32_t s, uint32_t n)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (end_before(h, h->by_end[mid], s))
-            lo = mid + 1;
-        else
-            hi = mid;
+    const struct policy_running *running = h->running, *key = &running[s];
+    const uint32_t *by_end = h->by_end;
+    sim_time end = key->expected_end_us;
+    uint32_t lo = 0, len = n;
+    while (len > 0) {
+        uint32_t half = len / 2;
+        const struct policy_running *r = &running[by_end[lo + half]];
+        int before = r->expected_end_us != end ? r->expected_end_us < end : policy_running_end_before(r, key);
+        if (before) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
     }
     return lo;
 }
@@ -266,21 +296,31 @@ static void compact_allocs(struct host *h)
 static void running_remove(struct host *h, uint32_t s)
 {
     struct policy_running *r = &h->running[s];
-    for (uint32_t k = 0; k < r->alloc_count; k++) {
-        const struct policy_alloc *a = &h->allocs[r->alloc_first + k];
+    const struct policy_alloc *allocs = &h->allocs[r->alloc_first];
+    uint32_t count = r->alloc_count;
+    struct free_list fl = free_list_open(h);
+    int64_t freed = 0, freed_taking = 0; /* added to the host's counts after the loop */
+    for (uint32_t k = 0; k < count; k++) {
+        const struct policy_alloc *a = &allocs[k];
         uint32_t node = (uint32_t)a->node;
+        struct policy_node *nd = &h->nodes[node];
+        const struct node_life *l = &h->life[node];
         /* a share frees its slot only when it was the GPU's last */
         int32_t whole = a->milli > 0 ? gpu_share_give(&h->share, node, a->gpu, a->milli) : a->slots;
-        h->nodes[node].free_slots += whole;
-        if (node_takes_jobs(h, node))
-            h->free_slots += whole;
-        h->in_use_slots -= whole;
-        free_list_update(h, node);
-        const struct node_life *l = &h->life[node];
-        if (l->retiring && h->nodes[node].free_slots == h->nodes[node].total_slots)
+        nd->free_slots += whole;
+        freed += whole;
+        freed_taking += l->takes ? whole : 0;
+        free_list_set(&fl, node, l->takes && nd->free_slots > 0);
+        if (l->retiring && nd->free_slots == nd->total_slots) {
+            free_list_close(h, &fl);
             node_set(h, node, 0, l->up, 0); /* drained: it leaves */
+            fl = free_list_open(h);
+        }
     }
-    h->dead_allocs += r->alloc_count;
+    free_list_close(h, &fl);
+    h->free_slots += freed_taking;
+    h->in_use_slots -= freed;
+    h->dead_allocs += count;
     uint32_t wi = h->running_w[s];
     if (h->prog[s].span == SPAN_SPINE)
         contention_remove(&h->contention, wi);
@@ -758,17 +798,28 @@ static int apply_start(struct host *h, const struct policy_decision *d)
 {
     struct policy_job *q = &h->queue.jobs[d->job_index];
     int64_t sum = 0;
-    for (uint32_t k = 0; k < d->alloc_count; k++) {
-        const struct policy_alloc *a = &h->out.allocs[d->alloc_first + k];
-        /* a share takes a free slot only when it opens the GPU */
-        int opened = 1;
-        if (a->milli > 0 && gpu_share_take(&h->share, (uint32_t)a->node, a->gpu, a->milli, &opened) != 0)
-            return oom(h);
-        int32_t whole = a->milli > 0 ? opened : a->slots;
-        h->nodes[a->node].free_slots -= whole;
-        free_list_update(h, (uint32_t)a->node);
+    const struct policy_alloc *allocs = &h->out.allocs[d->alloc_first];
+    struct policy_node *nodes = h->nodes;
+    const struct node_life *life = h->life;
+    struct free_list fl = free_list_open(h);
+    for (uint32_t k = 0, count = d->alloc_count; k < count; k++) {
+        const struct policy_alloc *a = &allocs[k];
+        uint32_t node = (uint32_t)a->node;
+        int32_t whole = a->slots;
+        if (a->milli > 0) {
+            /* a share takes a free slot only when it opens the GPU */
+            int opened = 1;
+            if (gpu_share_take(&h->share, node, a->gpu, a->milli, &opened) != 0) {
+                free_list_close(h, &fl);
+                return oom(h);
+            }
+            whole = opened;
+        }
+        nodes[node].free_slots -= whole;
+        free_list_set(&fl, node, life[node].takes && nodes[node].free_slots > 0);
         sum += whole;
     }
+    free_list_close(h, &fl);
     h->free_slots -= sum;
     h->in_use_slots += sum;
 

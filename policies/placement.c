@@ -87,6 +87,7 @@ void placement_release(struct placement *p)
     free(p->group_free);
     free(p->groups);
     free(p->shares);
+    free(p->cand_bits);
     idx_free_all(p);
     memset(p, 0, sizeof *p);
     p->type_filter = -1;
@@ -98,7 +99,7 @@ enum slot_order { BY_INDEX, FULLEST_FIRST, EMPTIEST_FIRST };
 /* ---- the index of nodes by free slots ---- */
 
 /* Views smaller than this scan faster than they index. */
-enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257, INDEX_AFTER_CHOICES = 3 };
+enum { INDEX_MIN_NODES = 128, INDEX_MAX_BUCKETS = 257, INDEX_AFTER_SCANS = 2 };
 
 static void idx_clear_bit(struct placement *p, uint32_t node)
 {
@@ -117,8 +118,10 @@ static int32_t group_of(const struct policy_node *nd, uint32_t node, enum placem
 
 /* Adds delta free slots to node's group at each topology level (from the
  * groups filed with the topology: the pass's view may be gone by the reset). */
-static void idx_add_to_groups(struct placement *p, uint32_t node, int64_t delta)
+static inline void idx_add_to_groups(struct placement *p, uint32_t node, int64_t delta)
 {
+    if (!p->levels)
+        return; /* no topology (a flat cluster): no group to keep */
     for (int l = 0; l < 3; l++) {
         if (!(p->levels & (1u << l)))
             continue;
@@ -264,13 +267,16 @@ static int idx_live(const struct placement *p, const struct cluster_view *view)
 
 /* Whether this choice may use the index, building it when it is worth it:
  * no filter applies (the index files every up node), and the view is one
- * the index serves. */
+ * the index serves. A choice that scans instead adds the nodes it looked at
+ * to idx_scanned. */
 static int idx_usable(struct placement *p, const struct cluster_view *view)
 {
     if (p->type_filter >= 0 || p->job_types || p->avoid || p->idx_off || p->idx_overflow)
         return 0;
-    /* building costs a scan and then some: worth it from a pass's third choice on */
-    if (p->idx_view != view && ++p->idx_asks < INDEX_AFTER_CHOICES)
+    /* building costs a scan and then some: worth it once the pass's scans
+     * have looked at the candidates twice (two choices' full scans, or many
+     * best fits that stopped early) */
+    if (p->idx_view != view && p->idx_scanned < (uint64_t)INDEX_AFTER_SCANS * n_cand(p, view))
         return 0;
     return idx_ready(p, view) == 0 && !p->idx_overflow;
 }
@@ -318,12 +324,21 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
 {
     if (p->idx_view)
         idx_reset(p);
-    p->idx_asks = 0;
+    if (p->cand_view) {
+        memset(p->cand_bits, 0, p->cand_words * sizeof *p->cand_bits);
+        p->cand_view = NULL;
+    }
+    p->idx_scanned = 0;
     p->idx_overflow = 0;
-    for (uint32_t i = 0; i < p->n_touched; i++) {
-        if (p->touched[i] < p->n_nodes) {
-            p->taken[p->touched[i]] = 0;
-            p->is_touched[p->touched[i]] = 0;
+    /* locals: a store through taken or is_touched could be one to p as far
+     * as the compiler knows, and a pass that started jobs touched many nodes */
+    const uint32_t *touched = p->touched;
+    int32_t *taken = p->taken;
+    uint8_t *is_touched = p->is_touched;
+    for (uint32_t i = 0, n = p->n_touched, nodes = p->n_nodes; i < n; i++) {
+        if (touched[i] < nodes) {
+            taken[touched[i]] = 0;
+            is_touched[touched[i]] = 0;
         }
     }
     for (uint32_t i = 0; i < p->n_extra; i++)
@@ -344,6 +359,9 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         free(p->is_extra);
         free(p->slots_scratch);
         free(p->sorted);
+        free(p->cand_bits);
+        p->cand_words = (uint32_t)((nn + 63) / 64);
+        p->cand_bits = calloc(p->cand_words, sizeof *p->cand_bits);
         p->taken = calloc(nn, sizeof *p->taken);
         p->touched = malloc(nn * sizeof *p->touched);
         p->is_touched = calloc(nn, 1);
@@ -358,7 +376,7 @@ int placement_begin(struct placement *p, const struct cluster_view *view)
         free(p->idx_free);
         p->idx_free = NULL;
         if (!p->taken || !p->touched || !p->is_touched || !p->extra || !p->is_extra || !p->slots_scratch ||
-            !p->sorted) {
+            !p->sorted || !p->cand_bits) {
             p->n_nodes = 0;
             return -1;
         }
@@ -439,15 +457,22 @@ static void touch(struct placement *p, uint32_t node)
     }
 }
 
-static int take(struct placement *p, struct policy_decisions *out, uint32_t node, int32_t slots)
+static inline int take(struct placement *p, struct policy_decisions *out, uint32_t node, int32_t slots)
 {
-    if (out->n_allocs >= out->cap_allocs)
+    uint32_t n = out->n_allocs;
+    if (n >= out->cap_allocs)
         return -1;
-    out->allocs[out->n_allocs++] = (struct policy_alloc){(int32_t)node, slots, 0, 0};
+    /* every read before the first store: a store through a pointer could be
+     * one to p or out as far as the compiler knows (a take per node placed) */
+    struct policy_alloc *al = &out->allocs[n];
+    int32_t *taken = &p->taken[node];
+    int indexed = p->idx_view != NULL;
+    *al = (struct policy_alloc){(int32_t)node, slots, 0, 0};
+    out->n_allocs = n + 1;
     touch(p, node);
-    p->taken[node] += slots;
+    *taken += slots;
     p->taken_total += slots;
-    if (p->idx_view)
+    if (indexed)
         idx_update(p, node);
     return 0;
 }
@@ -464,6 +489,8 @@ int placement_give_back(struct placement *p, const struct cluster_view *view, ui
         p->extra[p->n_extra++] = node;
         if (p->idx_view)
             p->idx_pos[node] = view->n_nodes_with_free + p->n_extra - 1;
+        if (p->cand_view)
+            p->cand_bits[node / 64] |= UINT64_C(1) << (node % 64);
     }
     /* only nodes the scan sees: filed already (candidates), or extra now */
     if (p->idx_view && (p->idx_raw[node] >= 0 || p->is_extra[node]))
@@ -765,27 +792,96 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
     return need > 0 ? 1 : 0;
 }
 
-/* The fullest of nodes[0..n) that holds `slots`, lowest index on ties,
- * against *best so far: free_of's choice when no filter applies (so only
- * the node's state counts). */
-static void fullest_in(const struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
-                       int32_t slots, uint32_t *best, int32_t *best_free)
+/* Takes from nodes[0..n) in turn what each has free until *need is met. */
+static int take_in_order(struct placement *p, const struct cluster_view *view, const uint32_t *nodes, uint32_t n,
+                         int32_t *need, struct policy_decisions *out, uint32_t *count)
 {
-    /* (free, node) as one key, the least wins: a compare per node, not a
-     * chain of branches (slots >= 1, so a key's free part is positive) */
-    uint64_t key = *best == UINT32_MAX ? UINT64_MAX : (uint64_t)(uint32_t)*best_free << 32 | *best;
-    for (uint32_t k = 0; k < n; k++) {
+    /* without a filter only the node's state counts (free_of's tests, once) */
+    int filtered = p->type_filter >= 0 || p->job_types || p->avoid;
+    for (uint32_t k = 0; *need > 0 && k < n; k++) {
         uint32_t node = nodes[k];
         const struct policy_node *nd = &view->nodes[node];
-        int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - p->taken[node] : 0;
-        uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
-        if (f >= slots && kk < key)
-            key = kk;
+        int32_t f = filtered                     ? free_of(p, view, node)
+                    : nd->state == POLICY_NODE_UP ? nd->free_slots - p->taken[node]
+                                                  : 0;
+        if (f > 0) {
+            int32_t use = f < *need ? f : *need; /* 1, unless a node grew */
+            if (take(p, out, node, use) != 0)
+                return -1;
+            *need -= use;
+            (*count)++;
+        }
     }
-    if (key != UINT64_MAX) {
-        *best = (uint32_t)key;
-        *best_free = (int32_t)(key >> 32);
+    return 0;
+}
+
+/* The pass's candidates as bits, set on first use. */
+static void cand_ready(struct placement *p, const struct cluster_view *view)
+{
+    if (p->cand_view == view)
+        return;
+    uint64_t *bits = p->cand_bits;
+    const uint32_t *list = view->nodes_with_free;
+    for (uint32_t k = 0, n = view->n_nodes_with_free; k < n; k++)
+        bits[list[k] / 64] |= UINT64_C(1) << (list[k] % 64);
+    for (uint32_t k = 0, n = p->n_extra; k < n; k++)
+        bits[p->extra[k] / 64] |= UINT64_C(1) << (p->extra[k] % 64);
+    p->cand_view = view;
+}
+
+/* The fullest candidate that holds `slots`, lowest index on ties, or
+ * UINT32_MAX: free_of's choice when no filter applies (so only the node's
+ * state counts). The candidates go by ascending index, so the first that
+ * has exactly `slots` free is the answer: none after it can be fuller or
+ * lower. */
+static uint32_t fullest_fit(struct placement *p, const struct cluster_view *view, int32_t slots)
+{
+    if (p->cand_view != view) {
+        /* The lowest-index candidate, when it has exactly `slots` free, is
+         * the answer too, found by reading the lists alone: the first such
+         * choice of a pass on nodes of one slot, most often. */
+        const uint32_t *list = view->nodes_with_free;
+        uint32_t n = view->n_nodes_with_free, low = UINT32_MAX, low2 = UINT32_MAX, k = 0;
+        for (; k + 1 < n; k += 2) { /* two minima: half the loop's turns */
+            low = list[k] < low ? list[k] : low;
+            low2 = list[k + 1] < low2 ? list[k + 1] : low2;
+        }
+        if (k < n)
+            low = list[k] < low ? list[k] : low;
+        low = low2 < low ? low2 : low;
+        for (k = 0; k < p->n_extra; k++)
+            low = p->extra[k] < low ? p->extra[k] : low;
+        if (low != UINT32_MAX && view->nodes[low].state == POLICY_NODE_UP &&
+            view->nodes[low].free_slots - p->taken[low] == slots) {
+            p->idx_scanned += 1;
+            return low;
+        }
     }
+    cand_ready(p, view);
+    /* (free, node) as one key, the least wins: a compare per node, not a
+     * chain of branches (slots >= 1, so a key's free part is positive) */
+    uint64_t key = UINT64_MAX;
+    const struct policy_node *all = view->nodes;
+    const int32_t *taken = p->taken;
+    const uint64_t *bits = p->cand_bits;
+    uint32_t looked = 0;
+    for (uint32_t w = 0, words = p->cand_words; w < words; w++) {
+        for (uint64_t word = bits[w]; word; word &= word - 1) {
+            uint32_t node = w * 64 + (uint32_t)__builtin_ctzll(word);
+            const struct policy_node *nd = &all[node];
+            int32_t f = nd->state == POLICY_NODE_UP ? nd->free_slots - taken[node] : 0;
+            uint64_t kk = (uint64_t)(uint32_t)f << 32 | node;
+            looked++;
+            if (f >= slots && kk < key) {
+                key = kk;
+                if (f == slots)
+                    goto done;
+            }
+        }
+    }
+done:
+    p->idx_scanned += looked;
+    return key == UINT64_MAX ? UINT32_MAX : (uint32_t)key;
 }
 
 int placement_pack(struct placement *p, const struct cluster_view *view, int32_t slots,
@@ -796,7 +892,10 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     if (slots <= 0)
         return 1;
 
-    int indexed = idx_usable(p, view); /* the group choices below use it too, once it lives */
+    /* the group choices below use the index too, once it lives; on nodes of
+     * one slot a job of several takes candidates in order, which no index
+     * serves, so it does not build one */
+    int indexed = (slots <= p->max_slots || p->max_slots > 1) && idx_usable(p, view);
     if (slots <= p->max_slots) {
         /* Best fit on a single node. */
         uint32_t best = UINT32_MAX;
@@ -804,11 +903,11 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
         if (indexed) {
             best = idx_choose(p, slots, FULLEST_FIRST);
         } else if (p->type_filter < 0 && !p->job_types && !p->avoid) {
-            /* no filter: the view's list and the extras as two plain runs
-             * (the scan of a pass that places a job or two, most passes) */
-            fullest_in(p, view, view->nodes_with_free, view->n_nodes_with_free, slots, &best, &best_free);
-            fullest_in(p, view, p->extra, p->n_extra, slots, &best, &best_free);
+            /* no filter: the candidates in index order (a pass that places
+             * a job or two, most passes) */
+            best = fullest_fit(p, view, slots);
         } else {
+            p->idx_scanned += n_cand(p, view);
             for (uint32_t k = 0; k < n_cand(p, view); k++) {
                 uint32_t node = cand(p, view, k);
                 int32_t f = free_of(p, view, node);
@@ -828,24 +927,19 @@ int placement_pack(struct placement *p, const struct cluster_view *view, int32_t
     if (job_pool(p, view) < slots)
         return 1;
     if (p->max_slots == 1) {
-        /* One-slot nodes (HPC logs as processors): every free node is as good. */
+        /* One-slot nodes (HPC logs as processors): every free node is as
+         * good, the candidates in order (the view's list, then the extras) */
         int32_t need = slots;
-        for (uint32_t k = 0; need > 0 && k < n_cand(p, view); k++) {
-            uint32_t node = cand(p, view, k);
-            int32_t f = free_of(p, view, node);
-            if (f > 0) {
-                int32_t use = f < need ? f : need; /* 1, unless a node grew */
-                if (take(p, out, node, use) != 0)
-                    return -1;
-                need -= use;
-                (*count)++;
-            }
-        }
+        if (take_in_order(p, view, view->nodes_with_free, view->n_nodes_with_free, &need, out, count) != 0 ||
+            take_in_order(p, view, p->extra, p->n_extra, &need, out, count) != 0)
+            return -1;
         return 0;
     }
 
     /* Several nodes: the tightest group that holds the job (an NVLink domain
      * of several nodes, else a leaf, else a pod), else anywhere. */
+    if (!indexed)
+        p->idx_scanned += n_cand(p, view);
     static const enum placement_level levels[] = {PLACEMENT_DOMAIN, PLACEMENT_LEAF, PLACEMENT_POD};
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
         if (!(p->levels & (1u << levels[l])))
@@ -931,6 +1025,7 @@ static int place_sorted(struct placement *p, const struct cluster_view *view, in
     uint32_t best = UINT32_MAX;
     int32_t best_free = 0;
     uint32_t n = 0;
+    p->idx_scanned += n_cand(p, view);
     for (uint32_t k = 0; k < n_cand(p, view); k++) {
         uint32_t node = cand(p, view, k);
         int32_t f = free_of(p, view, node);

@@ -114,7 +114,7 @@ struct placement {
     uint32_t idx_n, idx_words, idx_swords;
     int32_t idx_buckets;   /* max_slots + 1; 0 = no index for this view */
     int idx_off;           /* 1: always scan (tests compare the two) */
-    uint32_t idx_asks;     /* choices this pass before the index: a pass that places a job or two scans */
+    uint64_t idx_scanned;  /* nodes this pass's scans looked at before the index: a pass that places a job or two scans */
     /* With the index, per topology level (NVLink domain, leaf, pod): each
      * group's free slots (idx_gsum, by group id), its member nodes by index
      * (idx_members[idx_mstart[g] .. idx_mstart[g + 1])) and the group ids in
@@ -130,6 +130,15 @@ struct placement {
     int32_t *idx_raw;      /* per node: free slots while indexed, else -1 */
     uint32_t *idx_pos;     /* per indexed node: its place among the candidates */
     const struct cluster_view *idx_view; /* the pass's view while the index lives, else NULL */
+    /* The pass's candidates as a bitmap by node index (bit i: node i is in
+     * the view's list or an extra), set at its first single-node choice
+     * without the index: a best fit read in index order stops at the first
+     * node that fits exactly, where a scan of the list must see them all
+     * (on nodes of one slot, any free node). cand_words words; cand_view is
+     * the pass's view while the bits are set, else NULL. */
+    uint64_t *cand_bits;
+    uint32_t cand_words;
+    const struct cluster_view *cand_view;
     /* shared GPUs this pass touched (joined, opened, given back): their
      * share in use as the pass left it */
     struct placement_share {

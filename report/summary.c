@@ -1,6 +1,5 @@
 #include "report/summary.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -10,6 +9,55 @@
 #include "sim/units.h"
 
 static const sim_time bsld_bound_us = 10 * SIM_US_PER_S;
+
+/* Puts the k-th smallest of a[from..n) at a[k], the smaller ones before it
+ * and the others after (Hoare's selection, median-of-three pivot). */
+static void select_at(double *a, ptrdiff_t from, ptrdiff_t n, ptrdiff_t k)
+{
+    ptrdiff_t lo = from, hi = n - 1;
+    while (lo < hi) {
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        double pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (a[i] < pivot)
+                i++;
+            while (pivot < a[j])
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < k)
+            lo = i;
+        if (k < i)
+            hi = j;
+    }
+}
+
+/* Fractions f[0..m), ascending: each quantile as gsl_stats_quantile_from_sorted_data
+ * gives it on the sorted data, without sorting. That reads the order
+ * statistics at floor(f (n - 1)) and the one after, so those are put in
+ * place (in ascending order, each selection within what lies above the
+ * last) and the GSL function reads them where a sort would have left them:
+ * a run's figures are the same whether the waits were sorted or not. */
+static void quantiles_unsorted(double *a, size_t n, const double *f, size_t m, double *out)
+{
+    ptrdiff_t placed = 0; /* a[0..placed) hold the smallest, in sorted order where asked */
+    for (size_t q = 0; q < m; q++) {
+        ptrdiff_t lhs = (ptrdiff_t)(int)(f[q] * (double)(n - 1));
+        for (ptrdiff_t k = lhs; k <= lhs + 1 && k < (ptrdiff_t)n; k++)
+            if (k >= placed) {
+                select_at(a, placed, (ptrdiff_t)n, k);
+                placed = k + 1;
+            }
+        out[q] = gsl_stats_quantile_from_sorted_data(a, 1, n, f[q]);
+    }
+}
 
 int summary_compute(const struct workload *w, const struct sim_result *r, struct replay_summary *s,
                     struct err *err)
@@ -58,10 +106,12 @@ int summary_compute(const struct workload *w, const struct sim_result *r, struct
     }
     if (n) {
         s->wait_mean_s = gsl_stats_mean(waits, 1, n);
-        gsl_sort(waits, 1, n);
-        s->wait_p50_s = gsl_stats_quantile_from_sorted_data(waits, 1, n, 0.50);
-        s->wait_p95_s = gsl_stats_quantile_from_sorted_data(waits, 1, n, 0.95);
-        s->wait_p99_s = gsl_stats_quantile_from_sorted_data(waits, 1, n, 0.99);
+        static const double fractions[] = {0.50, 0.95, 0.99};
+        double q[3];
+        quantiles_unsorted(waits, n, fractions, 3, q);
+        s->wait_p50_s = q[0];
+        s->wait_p95_s = q[1];
+        s->wait_p99_s = q[2];
         s->bsld_mean = bsld_sum / (double)n;
     }
     free(waits);

@@ -165,11 +165,23 @@ int engine_cancel(struct engine *e, uint64_t handle)
     return cancel_set_add(&e->cancelled, handle) == 0 ? 0 : -1;
 }
 
+/* Floyd's removal: the hole at the top goes down to a leaf by the earlier
+ * child (a compare per level, not two), and the last event, which came
+ * from the bottom and mostly belongs near it, rises from there. */
 static void heap_remove_top(struct engine *e)
 {
-    e->heap[0] = e->heap[--e->n];
-    if (e->n)
-        sift_down(e->heap, e->n, 0);
+    struct event *heap = e->heap;
+    size_t n = --e->n, i = 0;
+    if (!n)
+        return;
+    for (size_t child = 1; child < n; child = 2 * i + 1) {
+        if (child + 1 < n)
+            child += (size_t)event_before(&heap[child + 1], &heap[child]);
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = heap[n];
+    sift_up(heap, i);
 }
 
 /* Completes the removal a pop deferred (no event was scheduled into its slot),
