@@ -39,5 +39,13 @@ int swf_read(const char *path, enum swf_convention conv, struct workload *w, str
 /* The same over a memory buffer; `name` is used in messages. */
 int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_convention conv,
                     struct workload *w, struct diag_list *diags, struct err *err);
+/* The same, the buffer cut at line ends into `chunks` pieces (at most 8)
+ * read by as many threads, then joined in order; a piece a thread could not
+ * read to its end (an error, no thread) is read again after the ones before
+ * it. The result, diagnostics and error included, is the serial read's
+ * (chunks 1) byte for byte. swf_read_buffer picks chunks from the size and
+ * the processors; tests pick their own. */
+int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum swf_convention conv,
+                           int chunks, struct workload *w, struct diag_list *diags, struct err *err);
 
 #endif

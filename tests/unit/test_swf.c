@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sim/pcg32.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
@@ -758,6 +759,144 @@ static void test_real_others(void)
     diag_list_release(&d);
 }
 
+
+/* ---- reading in chunks (swf_read_buffer_chunks) against the serial read ---- */
+
+/* Reads text serially and in 2 to 8 chunks under both conventions; whether
+ * every chunked read is the serial one. */
+static int swf_chunks_agree(const char *text, size_t len)
+{
+    static const enum swf_convention convs[] = {SWF_REPLAY, SWF_RLSCHEDULER};
+    int ok = 1;
+    for (size_t v = 0; v < 2 && ok; v++) {
+        struct reader_case serial;
+        reader_case_begin(&serial);
+        serial.rc = swf_read_buffer_chunks("t.swf", text, len, convs[v], 1, &serial.w, &serial.d, &serial.e);
+        for (int chunks = 2; chunks <= 8 && ok; chunks++) {
+            struct reader_case c;
+            reader_case_begin(&c);
+            c.rc = swf_read_buffer_chunks("t.swf", text, len, convs[v], chunks, &c.w, &c.d, &c.e);
+            ok = reader_case_same(&serial, &c);
+            if (!ok)
+                printf("  (%d chunks, convention %zu, log:\n%.*s)\n", chunks, v, (int)len, text);
+            reader_case_release(&c);
+        }
+        reader_case_release(&serial);
+    }
+    return ok;
+}
+
+/* One out-of-order submit, at every line in turn: with 2 to 8 chunks it
+ * falls on each side of the cuts and right at them. */
+static void test_swf_chunks_order_at_cut(void)
+{
+    for (int bad = 1; bad < 24; bad++) {
+        char text[4096];
+        size_t o = 0;
+        for (int i = 0; i < 24; i++)
+            o += (size_t)snprintf(text + o, sizeof text - o, "%d %d 0 100 4 -1 -1 4 200 -1 1 %d 1 -1 -1 1 -1 -1\n",
+                                  i + 1, i == bad ? 3 : 10 * i + 10, i % 5);
+        if (!CHECK(swf_chunks_agree(text, o)))
+            return;
+    }
+    /* and what the chunks agree on is the serial read's warning */
+    char text[] = "1 10 0 100 4\n2 20 0 100 4\n3 15 0 100 4\n4 30 0 100 4\n";
+    struct reader_case c;
+    reader_case_begin(&c);
+    c.rc = swf_read_buffer_chunks("t.swf", text, strlen(text), SWF_REPLAY, 3, &c.w, &c.d, &c.e);
+    CHECK(has_diag(&c.d, "t.swf:3:3: warning: submit time 15 is earlier than the previous job's 20: "
+                         "jobs sorted by submit time"));
+    reader_case_release(&c);
+}
+
+/* How a random log leans: errors per 100 lines; each oddity of a job line
+ * comes with a chance of 1 in `odd` (30: a few; 4: most lines, so that a
+ * chunk alone passes a warning's cap); submits from `base`. */
+struct swf_random_log {
+    int error_rate, odd, base;
+};
+
+static int swf_random_odd(struct pcg32 *rng, const struct swf_random_log *how)
+{
+    return pcg32_bounded(rng, (uint32_t)how->odd) == 0;
+}
+
+/* One line of a random log: mostly jobs, and every kind of thing a reader
+ * has to carry from line to line or from chunk to chunk. */
+static size_t swf_random_line(struct pcg32 *rng, const struct swf_random_log *how, int lineno, char *buf,
+                              size_t cap)
+{
+    static const char *const users[] = {"7", "007", "+7", "12", "3.5", "98765432109876543210", "-1", "0"};
+    static const char *const ends[] = {"\n", "\n", "\n", "\r\n", " \t\n"};
+    const char *end = ends[pcg32_bounded(rng, 5)];
+    if ((int)pcg32_bounded(rng, 100) < how->error_rate) {
+        static const char *const bad[] = {"1 2 3 zz 5", "1 2 \x01 4 5", "1 1e13 0 1 1", "1 0 0 1 2.5"};
+        return (size_t)snprintf(buf, cap, "%s%s", bad[pcg32_bounded(rng, 4)], end);
+    }
+    uint32_t k = pcg32_bounded(rng, 100);
+    if (k < 3)
+        return (size_t)snprintf(buf, cap, "; MaxProcs: %u%s", 1 + pcg32_bounded(rng, 64), end);
+    if (k < 5)
+        return (size_t)snprintf(buf, cap, "; MaxNodes: %u%s", pcg32_bounded(rng, 16), end);
+    if (k < 6 && how->base == 0) /* one would keep absolute submits as they are */
+        return (size_t)snprintf(buf, cap, "; UnixStartTime: %u%s", pcg32_bounded(rng, 9), end);
+    if (k < 8)
+        return (size_t)snprintf(buf, cap, "; a note%s", end);
+    if (k < 10)
+        return (size_t)snprintf(buf, cap, "%s", end);
+    if (swf_random_odd(rng, how))
+        return (size_t)snprintf(buf, cap, "%d %d 0%s", lineno, how->base + 10 * lineno, end); /* too short */
+    if (swf_random_odd(rng, how))
+        return (size_t)snprintf(buf, cap, "%d %d 0 100 4 -1 -1 4%s", lineno, how->base + 10 * lineno, end);
+    int submit = how->base + 10 * lineno;
+    if (swf_random_odd(rng, how)) /* out of order */
+        submit = how->base + (int)pcg32_bounded(rng, (uint32_t)(10 * lineno));
+    if (swf_random_odd(rng, how)) /* below all before (unknown when negative) */
+        submit = how->base - (int)pcg32_bounded(rng, 100);
+    if (swf_random_odd(rng, how))
+        submit += 1200000000; /* absolute */
+    if (swf_random_odd(rng, how))
+        submit = -1;
+    int run = swf_random_odd(rng, how) ? -1 : swf_random_odd(rng, how) ? 0 : (int)pcg32_bounded(rng, 500);
+    int procs = swf_random_odd(rng, how) ? -1 : 1 + (int)pcg32_bounded(rng, 8);
+    int id = swf_random_odd(rng, how) ? 5 : lineno;
+    const char *request = swf_random_odd(rng, how) ? "-1" : "300";
+    size_t o = (size_t)snprintf(buf, cap, "%d %d 0 %d %d -1 -1 %d %s -1 1 %s %u -1 -1 1 -1 -1%s", id, submit,
+                                run, procs, procs, request, users[pcg32_bounded(rng, 8)], pcg32_bounded(rng, 4),
+                                swf_random_odd(rng, how) ? " 42 extra" : "");
+    return o + (size_t)snprintf(buf + o, cap - o, "%s", end);
+}
+
+/* Random logs of every sort (no error, a few, more than the limit; few odd
+ * lines or mostly odd ones, so that a chunk alone passes a warning's cap;
+ * relative or absolute submits; a byte-order mark, no final newline) read
+ * in 2 to 8 chunks. */
+static void test_swf_chunks_random_logs(void)
+{
+    struct pcg32 rng;
+    pcg32_stream(&rng, 2024, RNG_TEST, 7);
+    enum { CAP = 16384 };
+    char *text = malloc(CAP);
+    if (!CHECK(text != NULL))
+        return;
+    for (int round = 0; round < 400; round++) {
+        static const int error_rates[] = {0, 0, 0, 2, 40};
+        struct swf_random_log how = {error_rates[round % 5], round % 4 == 1 ? 4 : 30,
+                                     round % 6 == 2 ? 1200000000 : 0};
+        size_t o = round % 7 == 0 ? (size_t)snprintf(text, CAP, "\xEF\xBB\xBF") : 0;
+        for (int i = 0; round % 8 == 2 && i < 100; i++) /* the first chunks without a job */
+            o += (size_t)snprintf(text + o, CAP - o, "; a note\n");
+        int lines = 20 + (int)pcg32_bounded(&rng, 120);
+        for (int i = 1; i <= lines && o < CAP - 256; i++)
+            o += swf_random_line(&rng, &how, i, text + o, CAP - o);
+        if (round % 3 == 0 && o > 0 && text[o - 1] == '\n')
+            o--; /* no final newline */
+        if (!CHECK(swf_chunks_agree(text, o)))
+            break;
+    }
+    free(text);
+}
+
 void suite_swf(void)
 {
     test_run("swf header and fields", test_swf_header_and_fields);
@@ -773,6 +912,8 @@ void suite_swf(void)
     test_run("swf bad header value", test_swf_bad_header_value);
     test_run("swf absolute times", test_swf_absolute_times);
     test_run("swf unsorted", test_swf_unsorted);
+    test_run("swf chunks: order at the cut", test_swf_chunks_order_at_cut);
+    test_run("swf chunks: random logs", test_swf_chunks_random_logs);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
     test_run("textfile gzip shapes", test_textfile_gzip_shapes);
