@@ -307,39 +307,44 @@ static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
                      struct swf_fields *f)
 {
     f->line = lineno;
-    f->nf = 0;
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        if (swf_byte_class[u[i]] == SWF_B_SPACE) {
-            i++;
-            continue;
-        }
-        size_t start = i;
-        int neg = u[i] == '-';
-        i += (size_t)neg;
+    const unsigned char *u = (const unsigned char *)s, *p = u, *end = u + n;
+    int nf = 0;
+    for (;;) {
+        while (p < end && swf_byte_class[*p] == SWF_B_SPACE)
+            p++;
+        if (p == end)
+            break;
+        const unsigned char *start = p;
+        int neg = *p == '-';
+        p += neg;
+        const unsigned char *digits = p;
         uint64_t v = 0;
-        while (i < n && swf_byte_class[u[i]] == SWF_B_DIGIT)
-            v = v * 10 + (uint64_t)(u[i++] - '0');
-        size_t digits = i - start - (size_t)neg;
-        int integer = digits >= 1 && digits <= 15;
-        for (; i < n && swf_byte_class[u[i]] != SWF_B_SPACE; i++) {
+        unsigned d;
+        while (p < end && (d = (unsigned)*p - '0') < 10) {
+            v = v * 10 + d;
+            p++;
+        }
+        int integer = (size_t)(p - digits) - 1 < 15; /* 1 to 15 digits */
+        if (p < end && swf_byte_class[*p] != SWF_B_SPACE) {
             integer = 0;
-            if (swf_byte_class[u[i]] == SWF_B_CONTROL) {
-                textfile_error(&r->rep, lineno, (long)i + 1, "unexpected byte 0x%02x", u[i]);
-                return -1;
+            for (; p < end && swf_byte_class[*p] != SWF_B_SPACE; p++) {
+                if (swf_byte_class[*p] == SWF_B_CONTROL) {
+                    textfile_error(&r->rep, lineno, (long)(p - u) + 1, "unexpected byte 0x%02x", *p);
+                    return -1;
+                }
             }
         }
-        if (f->nf < SWF_FIELDS) {
-            f->tok[f->nf] = s + start;
-            f->len[f->nf] = i - start;
-            f->col[f->nf] = (long)start + 1;
-            f->v[f->nf] = !integer ? NAN : neg ? -(double)v : (double)v;
-        } else if (f->nf == SWF_FIELDS) {
-            f->extra_col = (long)start + 1;
+        if (nf < SWF_FIELDS) {
+            f->tok[nf] = (const char *)start;
+            f->len[nf] = (size_t)(p - start);
+            f->col[nf] = (long)(start - u) + 1;
+            f->v[nf] = !integer ? NAN : neg ? -(double)v : (double)v;
+        } else if (nf == SWF_FIELDS) {
+            f->extra_col = (long)(start - u) + 1;
         }
-        f->nf++;
+        nf++;
     }
+    f->nf = nf;
     return 0;
 }
 
