@@ -1,15 +1,21 @@
+/* _GNU_SOURCE: sched_getaffinity and CPU_COUNT under -std=c11. */
+#define _GNU_SOURCE 1
 #include "traces/swf.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 #include "traces/textfile.h"
 
@@ -22,7 +28,13 @@ enum {
     /* A chunk read by another thread should take far longer than starting
      * the thread (~50 us): 1 MB is ~2.5 ms of parsing. */
     SWF_CHUNK_MIN_BYTES = 1 << 20,
-    SWF_MAX_CHUNKS = 8
+    SWF_MAX_CHUNKS = 8,
+    /* A chunk's thread needs a few KB of stack (a line's fields, two message
+     * buffers, vsnprintf's), not the default 8 MB of address space, which
+     * under a limit (ulimit -v) is memory the serial read may need. */
+    SWF_CHUNK_STACK = 256 << 10,
+    /* A chunk looks at the stop flag once per this many lines (a few ms) */
+    SWF_CHUNK_STOP_LINES = 1024
 };
 
 /* Beyond 1e12 s (31,700 years) a time is garbage, and in microseconds it
@@ -106,6 +118,10 @@ struct swf_reader {
     unsigned char *kinds;
     size_t n_kinds, cap_kinds;
     size_t kinds_at_first;
+    /* In a chunk: raised when the reader of the file has stopped (too many
+     * errors, out of memory), which then never joins this chunk: its lines
+     * are not worth reading on. */
+    const atomic_int *stop;
 };
 
 static double swf_value(const struct swf_fields *f, int field)
@@ -790,6 +806,11 @@ static void swf_read_lines(struct swf_reader *r, struct textfile_lines *it)
     const char *s;
     size_t n;
     while (!r->rep.stopped && textfile_lines_next(it, &s, &n)) {
+        if (r->stop && it->line % SWF_CHUNK_STOP_LINES == 0 &&
+            atomic_load_explicit(r->stop, memory_order_relaxed)) {
+            r->rep.stopped = 1; /* and so never joined */
+            break;
+        }
         if (swf_is_comment(s, n))
             swf_header(r, s, n, it->line);
         else
@@ -819,21 +840,34 @@ static void *swf_chunk_run(void *arg)
     return NULL;
 }
 
+/* The faults a thread's own code raises: left unblocked in a chunk's
+ * thread, so that a crash there is reported (a handler runs) as anywhere. */
+static const int swf_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
 static void swf_chunk_start(struct swf_chunk *c, const char *name, enum swf_convention conv,
-                            const char *data, size_t start, size_t end)
+                            const char *data, size_t start, size_t end, const atomic_int *stop)
 {
     workload_init(&c->w);
     diag_list_init(&c->diags, 0);
     err_clear(&c->err);
     swf_reader_init(&c->r, name, conv, &c->w, &c->diags, &c->err, 0);
     c->r.keep_kinds = 1;
+    c->r.stop = stop;
     textfile_lines_init_piece(&c->it, data, start, end);
-    /* signals stay with the threads that were there to take them */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    c->started = pthread_create(&c->thread, NULL, swf_chunk_run, c) == 0;
+    /* other signals stay with the threads that were there to take them */
+    sigset_t mask, old;
+    sigfillset(&mask);
+    for (size_t k = 0; k < sizeof swf_fault_signals / sizeof *swf_fault_signals; k++)
+        sigdelset(&mask, swf_fault_signals[k]);
+    pthread_attr_t attr;
+    int have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr)
+        pthread_attr_setstacksize(&attr, SWF_CHUNK_STACK); /* refused: the default */
+    pthread_sigmask(SIG_SETMASK, &mask, &old);
+    c->started = pthread_create(&c->thread, have_attr ? &attr : NULL, swf_chunk_run, c) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (have_attr)
+        pthread_attr_destroy(&attr);
 }
 
 /* Whether the chunk read to its end, keeping the kind of every warning. */
@@ -849,18 +883,25 @@ static void swf_chunk_release(struct swf_chunk *c)
     free(c->r.kinds);
 }
 
-/* Where each of from's strings lands in `to`, interned in from's order: the
- * order the chunk met them in, and so the serial read's. NULL: no memory. */
-static int32_t *swf_intern_all(struct string_table *to, const struct string_table *from)
+/* map[k]: where the chunk's name k lands in `to`, -1 until a job joined
+ * names it first; then interned, so in the order and, should memory run
+ * out, at the line that the serial read interns it. */
+static int32_t swf_join_name(struct swf_reader *r, struct string_table *to, const struct string_table *from,
+                             int32_t *map, int32_t k, long line)
 {
-    int32_t *map = malloc((from->n ? from->n : 1) * sizeof *map);
-    for (size_t i = 0; map && i < from->n; i++) {
-        map[i] = string_table_intern(to, from->items[i]);
-        if (map[i] < 0) {
-            free(map);
-            map = NULL;
-        }
-    }
+    if (k < 0 || map[k] >= 0)
+        return k < 0 ? k : map[k];
+    map[k] = string_table_intern(to, from->items[k]);
+    if (map[k] < 0)
+        textfile_out_of_memory(&r->rep, line);
+    return map[k];
+}
+
+static int32_t *swf_join_map(size_t n)
+{
+    int32_t *map = malloc((n ? n : 1) * sizeof *map);
+    for (size_t i = 0; map && i < n; i++)
+        map[i] = -1;
     return map;
 }
 
@@ -907,50 +948,79 @@ static void swf_join(struct swf_reader *r, const struct swf_chunk *c, long line0
             r->min_submit_s = k->min_submit_s;
         r->prev_submit_s = k->prev_submit_s;
     }
-    int32_t *users = swf_intern_all(&r->w->users, &c->w.users);
-    int32_t *teams = users ? swf_intern_all(&r->w->teams, &c->w.teams) : NULL;
+    int32_t *users = swf_join_map(c->w.users.n);
+    int32_t *teams = users ? swf_join_map(c->w.teams.n) : NULL;
     if (!teams)
-        textfile_out_of_memory(&r->rep, 0);
+        textfile_out_of_memory(&r->rep, line0 + 1);
     for (size_t i = 0; teams && i < c->w.n && !r->rep.no_memory; i++) {
         struct job j = c->w.jobs[i];
         j.source_line += line0;
-        if (j.user >= 0)
-            j.user = users[j.user];
-        if (j.team >= 0)
-            j.team = teams[j.team];
-        swf_push(r, &j);
+        j.user = swf_join_name(r, &r->w->users, &c->w.users, users, j.user, j.source_line);
+        j.team = swf_join_name(r, &r->w->teams, &c->w.teams, teams, j.team, j.source_line);
+        if (!r->rep.no_memory)
+            swf_push(r, &j);
     }
     free(users);
     free(teams);
 }
 
-int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum swf_convention conv,
-                           int chunks, struct workload *w, struct diag_list *diags, struct err *err)
+static int swf_read_serial(const char *name, const char *data, size_t len, enum swf_convention conv,
+                           struct workload *w, struct diag_list *diags, struct err *err)
 {
     struct swf_reader r;
     swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
+    swf_read_lines(&r, &it);
+    return swf_finish(&r);
+}
+
+/* What a read had added to diags since it held n0 (dropped0 dropped), gone. */
+static void swf_diags_back(struct diag_list *diags, size_t n0, size_t dropped0)
+{
+    if (!diags)
+        return;
+    while (diags->n > n0) {
+        diags->n--;
+        free(diags->items[diags->n].file);
+        free(diags->items[diags->n].msg);
+    }
+    diags->dropped = dropped0;
+}
+
+int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum swf_convention conv,
+                           int chunks, struct workload *w, struct diag_list *diags, struct err *err)
+{
     size_t n = chunks < 1 ? 1 : chunks > SWF_MAX_CHUNKS ? SWF_MAX_CHUNKS : (size_t)chunks;
-    size_t ends[SWF_MAX_CHUNKS];
-    textfile_lines_cut(&it, n, ends);
     struct swf_chunk *c = n > 1 ? calloc(n - 1, sizeof *c) : NULL;
     if (!c)
-        n = 1, ends[0] = len;
+        return swf_read_serial(name, data, len, conv, w, diags, err);
+    /* where the serial read starts from, should this one run out of memory */
+    size_t diags0 = diags ? diags->n : 0, dropped0 = diags ? diags->dropped : 0;
+    struct err err0 = {0};
+    if (err)
+        err0 = *err;
+    struct swf_reader r;
+    swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    size_t ends[SWF_MAX_CHUNKS];
+    textfile_lines_cut(&it, n, ends);
+    atomic_int stop;
+    atomic_init(&stop, 0);
     for (size_t i = 1; i < n; i++)
-        swf_chunk_start(&c[i - 1], name, conv, data, ends[i - 1], ends[i]);
+        swf_chunk_start(&c[i - 1], name, conv, data, ends[i - 1], ends[i], &stop);
     /* the first piece here, then each later one joined in file order, or
      * read here when its thread could not read it to the end */
     it.len = ends[0];
     swf_read_lines(&r, &it);
-    for (size_t i = 1; i < n; i++) {
+    size_t i = 1;
+    for (; i < n && !r.rep.stopped; i++) {
         struct swf_chunk *k = &c[i - 1];
         if (k->started)
             pthread_join(k->thread, NULL);
         it.len = ends[i];
-        if (r.rep.stopped) {
-            /* the serial read stops here too */
-        } else if (swf_chunk_ok(k)) {
+        if (swf_chunk_ok(k)) {
             swf_join(&r, k, it.line);
             it.line += k->it.line;
             it.pos = it.len;
@@ -959,21 +1029,84 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
         }
         swf_chunk_release(k);
     }
+    /* Stopped (too many errors, as the serial read does here, or out of
+     * memory): the chunks left stop within a few thousand lines, unjoined. */
+    atomic_store_explicit(&stop, 1, memory_order_relaxed);
+    for (; i < n; i++) {
+        if (c[i - 1].started)
+            pthread_join(c[i - 1].thread, NULL);
+        swf_chunk_release(&c[i - 1]);
+    }
     free(c);
+    if (r.rep.no_memory) {
+        /* The chunks' workloads, stacks and arenas held memory that the
+         * serial read never needs: with them and all read here gone, it may
+         * well succeed, or say itself where memory ran out. */
+        workload_release(w);
+        workload_init(w);
+        swf_diags_back(diags, diags0, dropped0);
+        if (err)
+            *err = err0;
+        return swf_read_serial(name, data, len, conv, w, diags, err);
+    }
     return swf_finish(&r);
 }
 
-/* As many chunks as processors, within SWF_MAX_CHUNKS, none under
- * SWF_CHUNK_MIN_BYTES: a small file is read here alone. */
-static int swf_chunks_for(size_t len)
+/* The bytes of address space this process has mapped, or -1 if unknown. */
+static long long swf_mapped_bytes(void)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int fd = open("/proc/self/statm", O_RDONLY); /* no malloc: memory may be short */
+    if (fd < 0)
+        return -1;
+    char buf[64];
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    buf[got] = '\0';
+    long long pages = 0;
+    for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+        pages = pages * 10 + (*p - '0');
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? pages * page : -1;
+}
+
+/* Under an address-space limit (ulimit -v), how many of n chunks fit. Each
+ * thread beyond the first takes a malloc arena (glibc maps 128 MB to place
+ * its 64 MB, kept after the thread ends) and its piece's workload, which
+ * stays until joined; the serial read needs about twice the buffer. */
+static size_t swf_chunks_within_limit(size_t len, size_t n)
+{
+    struct rlimit lim;
+    if (n < 2 || getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return n;
+    long long mapped = swf_mapped_bytes();
+    if (mapped < 0 || (unsigned long long)mapped >= (unsigned long long)lim.rlim_cur)
+        return 1;
+    unsigned long long room = (unsigned long long)lim.rlim_cur - (unsigned long long)mapped;
+    unsigned long long serial = 2ULL * len, per_chunk = (128ULL << 20) + 2ULL * len / n;
+    while (n > 1 && serial + (n - 1) * per_chunk > room)
+        n--;
+    return n;
+}
+
+int swf_chunks_for(size_t len)
+{
+    long cpus = -1;
+#ifdef CPU_COUNT
+    cpu_set_t set; /* the processors this process may run on */
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cpus = CPU_COUNT(&set);
+#endif
+    if (cpus < 1)
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = len / SWF_CHUNK_MIN_BYTES;
     if (cpus < 1)
         n = 1;
     else if (n > (size_t)cpus)
         n = (size_t)cpus;
-    return n < 1 ? 1 : n > SWF_MAX_CHUNKS ? SWF_MAX_CHUNKS : (int)n;
+    n = n < 1 ? 1 : n > SWF_MAX_CHUNKS ? SWF_MAX_CHUNKS : n;
+    return (int)swf_chunks_within_limit(len, n);
 }
 
 int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_convention conv,

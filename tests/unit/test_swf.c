@@ -1,10 +1,15 @@
 /* Tests of traces/swf.c (both conventions), traces/trace.c and
  * traces/textfile.c: small inline logs for each rule, then the real logs in
  * ../shared/traces when they are there. */
+/* _GNU_SOURCE: sched_setaffinity and CPU_SET under -std=c11. */
+#define _GNU_SOURCE 1
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -813,7 +818,8 @@ static void test_swf_chunks_order_at_cut(void)
  * comes with a chance of 1 in `odd` (30: a few; 4: most lines, so that a
  * chunk alone passes a warning's cap); submits from `base`. */
 struct swf_random_log {
-    int error_rate, odd, base;
+    int error_rate, odd;
+    long long base;
 };
 
 static int swf_random_odd(struct pcg32 *rng, const struct swf_random_log *how)
@@ -845,23 +851,24 @@ static size_t swf_random_line(struct pcg32 *rng, const struct swf_random_log *ho
     if (k < 10)
         return (size_t)snprintf(buf, cap, "%s", end);
     if (swf_random_odd(rng, how))
-        return (size_t)snprintf(buf, cap, "%d %d 0%s", lineno, how->base + 10 * lineno, end); /* too short */
+        return (size_t)snprintf(buf, cap, "%d %lld 0%s", lineno, how->base + 10LL * lineno, end); /* too short */
     if (swf_random_odd(rng, how))
-        return (size_t)snprintf(buf, cap, "%d %d 0 100 4 -1 -1 4%s", lineno, how->base + 10 * lineno, end);
-    int submit = how->base + 10 * lineno;
+        return (size_t)snprintf(buf, cap, "%d %lld 0 100 4 -1 -1 4%s", lineno, how->base + 10LL * lineno, end);
+    /* long long: with base 1200000000 the jump below passes INT_MAX */
+    long long submit = how->base + 10LL * lineno;
     if (swf_random_odd(rng, how)) /* out of order */
-        submit = how->base + (int)pcg32_bounded(rng, (uint32_t)(10 * lineno));
+        submit = how->base + (long long)pcg32_bounded(rng, (uint32_t)(10 * lineno));
     if (swf_random_odd(rng, how)) /* below all before (unknown when negative) */
-        submit = how->base - (int)pcg32_bounded(rng, 100);
+        submit = how->base - (long long)pcg32_bounded(rng, 100);
     if (swf_random_odd(rng, how))
-        submit += 1200000000; /* absolute */
+        submit += 1200000000; /* absolute, or from absolute a jump of 38 years */
     if (swf_random_odd(rng, how))
         submit = -1;
     int run = swf_random_odd(rng, how) ? -1 : swf_random_odd(rng, how) ? 0 : (int)pcg32_bounded(rng, 500);
     int procs = swf_random_odd(rng, how) ? -1 : 1 + (int)pcg32_bounded(rng, 8);
     int id = swf_random_odd(rng, how) ? 5 : lineno;
     const char *request = swf_random_odd(rng, how) ? "-1" : "300";
-    size_t o = (size_t)snprintf(buf, cap, "%d %d 0 %d %d -1 -1 %d %s -1 1 %s %u -1 -1 1 -1 -1%s", id, submit,
+    size_t o = (size_t)snprintf(buf, cap, "%d %lld 0 %d %d -1 -1 %d %s -1 1 %s %u -1 -1 1 -1 -1%s", id, submit,
                                 run, procs, procs, request, users[pcg32_bounded(rng, 8)], pcg32_bounded(rng, 4),
                                 swf_random_odd(rng, how) ? " 42 extra" : "");
     return o + (size_t)snprintf(buf + o, cap - o, "%s", end);
@@ -897,6 +904,85 @@ static void test_swf_chunks_random_logs(void)
     free(text);
 }
 
+/* A log of about `bytes` of good job lines after `bad` lines that are
+ * errors; NULL if no memory. */
+static char *swf_big_log(size_t bytes, int bad, size_t *len)
+{
+    char *text = malloc(bytes + 256);
+    size_t o = 0;
+    for (int i = 0; text && i < bad; i++)
+        o += (size_t)snprintf(text + o, 256, "%d x 0 100 4\n", i + 1);
+    for (long i = 1; text && o < bytes; i++)
+        o += (size_t)snprintf(text + o, 256, "%ld %ld 0 %ld 4 -1 -1 4 200 -1 1 %ld %ld -1 -1 1 -1 -1\n", i, 10 * i,
+                              i % 300, i % 97, i % 13);
+    *len = o;
+    return text;
+}
+
+/* The chunks follow the processors this process may run on (its affinity
+ * mask, as taskset sets it), not all there are. */
+static void test_swf_chunks_follow_affinity(void)
+{
+    cpu_set_t saved, one;
+    if (!CHECK(sched_getaffinity(0, sizeof saved, &saved) == 0))
+        return;
+    size_t big = (size_t)64 << 20;
+    if (CPU_COUNT(&saved) > 1)
+        CHECK(swf_chunks_for(big) > 1);
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &saved)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    if (!CHECK(sched_setaffinity(0, sizeof one, &one) == 0))
+        return;
+    CHECK_INT(swf_chunks_for(big), 1);
+    CHECK(sched_setaffinity(0, sizeof saved, &saved) == 0);
+}
+
+static double swf_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru); /* every thread's */
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Stopped after 20 errors at the top, the read in chunks is as quick as the
+ * serial one: the chunks' threads stop too, rather than read their pieces
+ * to the end for nothing (which took as long as reading the whole log). */
+static void test_swf_chunks_stop_early(void)
+{
+    size_t len, good_len;
+    char *text = swf_big_log((size_t)24 << 20, 25, &len), *good = swf_big_log((size_t)24 << 20, 0, &good_len);
+    if (!CHECK(text != NULL && good != NULL)) {
+        free(text);
+        free(good);
+        return;
+    }
+    struct reader_case whole, serial, c;
+    reader_case_begin(&whole);
+    double t0 = swf_cpu_seconds();
+    whole.rc = swf_read_buffer_chunks("t.swf", good, good_len, SWF_REPLAY, 1, &whole.w, &whole.d, &whole.e);
+    double t_whole = swf_cpu_seconds() - t0;
+    CHECK_INT(whole.rc, 0);
+    reader_case_begin(&serial);
+    serial.rc = swf_read_buffer_chunks("t.swf", text, len, SWF_REPLAY, 1, &serial.w, &serial.d, &serial.e);
+    CHECK(has_diag(&serial.d, "t.swf:21: error: too many errors, stopping"));
+    reader_case_begin(&c);
+    t0 = swf_cpu_seconds();
+    c.rc = swf_read_buffer_chunks("t.swf", text, len, SWF_REPLAY, 8, &c.w, &c.d, &c.e);
+    double t_chunks = swf_cpu_seconds() - t0;
+    CHECK(reader_case_same(&serial, &c));
+    if (!CHECK(t_chunks < t_whole / 2))
+        printf("  (stopped read in chunks %.3f s of processor, the whole log serially %.3f s)\n", t_chunks, t_whole);
+    reader_case_release(&c);
+    reader_case_release(&serial);
+    reader_case_release(&whole);
+    free(text);
+    free(good);
+}
+
 void suite_swf(void)
 {
     test_run("swf header and fields", test_swf_header_and_fields);
@@ -914,6 +1000,8 @@ void suite_swf(void)
     test_run("swf unsorted", test_swf_unsorted);
     test_run("swf chunks: order at the cut", test_swf_chunks_order_at_cut);
     test_run("swf chunks: random logs", test_swf_chunks_random_logs);
+    test_run("swf chunks: follow the affinity mask", test_swf_chunks_follow_affinity);
+    test_run("swf chunks: stop early", test_swf_chunks_stop_early);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
     test_run("textfile gzip shapes", test_textfile_gzip_shapes);
