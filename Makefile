@@ -15,10 +15,11 @@ DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-unused-parameter
 # -ffp-contract=off: no FMA contraction, so outputs are bit-identical across builds.
-CFLAGS = -std=c11 $(OPT) -g -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
+# -pthread: the policy host's watchdog, and the SWF reader reads big logs in parallel.
+CFLAGS = -std=c11 $(OPT) -g -pthread -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
          $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' -MMD -MP
-LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -ldl
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -ldl -pthread
 LDFLAGS = $(SAN)
 VERSION := 0.1.0
 
@@ -189,7 +190,7 @@ FUZZ_SECONDS ?= 60
 # build/fuzz/obj/ (fuzzer-no-link: coverage only) and linked into every target;
 # with it, the agent modules that read what clients send (the request
 # protocol, the HTTP listener's parser, buffers) for fuzz_agent_request.
-FUZZ_CFLAGS = -std=c11 -g -O1 -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
+FUZZ_CFLAGS = -std=c11 -g -O1 -pthread -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' \
   $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_AGENT_SRC := agent/api.c agent/http.c agent/buf.c
 FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(CORE_SRC) $(POLICY_SRC) $(FUZZ_AGENT_SRC)) build/fuzz/obj/gen/node_types_yaml.o
@@ -202,9 +203,11 @@ build/fuzz/obj/gen/node_types_yaml.o: $(GEN_CATALOG_SRC)
 build/fuzz/libfuzzcore.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-build/fuzz/%: tests/fuzz/%.c build/fuzz/libfuzzcore.a
+# tests/unit/reader_case.c: fuzz_swf compares two reads with it.
+build/fuzz/%: tests/fuzz/%.c tests/unit/reader_case.c build/fuzz/libfuzzcore.a
 	@mkdir -p build/fuzz
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< build/fuzz/libfuzzcore.a -o $@ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< tests/unit/reader_case.c \
+	  build/fuzz/libfuzzcore.a -o $@ $(LDLIBS)
 
 # Each target runs FUZZ_SECONDS from its seeds (tests/fuzz/seeds/NAME) and
 # the corpus it grew before (build/fuzz/corpus-NAME); a crash stops the run

@@ -1,12 +1,21 @@
+/* _GNU_SOURCE: sched_getaffinity and CPU_COUNT under -std=c11. */
+#define _GNU_SOURCE 1
 #include "traces/swf.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include "traces/textfile.h"
 
@@ -15,7 +24,17 @@ enum {
     SWF_MIN_FIELDS = 5,  /* up to the allocated processors: the least that is a job */
     SWF_MAX_ERRORS = 20, /* then stop: the file is not SWF, and the reader should say so quickly */
     SWF_REPEAT_MAX = 10, /* warnings of one kind shown per file before they are only counted */
-    SWF_TOKEN_MAX = 64   /* longer is no number a log would hold */
+    SWF_TOKEN_MAX = 64,  /* longer is no number a log would hold */
+    /* A chunk read by another thread should take far longer than starting
+     * the thread (~50 us): 1 MB is ~2.5 ms of parsing. */
+    SWF_CHUNK_MIN_BYTES = 1 << 20,
+    SWF_MAX_CHUNKS = 8,
+    /* A chunk's thread needs a few KB of stack (a line's fields, two message
+     * buffers, vsnprintf's), not the default 8 MB of address space, which
+     * under a limit (ulimit -v) is memory the serial read may need. */
+    SWF_CHUNK_STACK = 256 << 10,
+    /* A chunk looks at the stop flag once per this many lines (a few ms) */
+    SWF_CHUNK_STOP_LINES = 1024
 };
 
 /* Beyond 1e12 s (31,700 years) a time is garbage, and in microseconds it
@@ -38,15 +57,25 @@ enum swf_field {
     SWF_F_GROUP = 13
 };
 
-/* Warnings that real logs can repeat thousands of times. */
-enum swf_repeat {
-    SWF_REPEAT_SHORT,
-    SWF_REPEAT_TOO_SHORT,
-    SWF_REPEAT_NO_SUBMIT,
-    SWF_REPEAT_NO_RUN,
-    SWF_REPEAT_NO_PROCS,
-    SWF_REPEAT_KINDS
+/* Warnings by the rule that decides whether one is shown: the kinds real
+ * logs repeat thousands of times are capped per file (the rest counted), two
+ * are shown once per file, the others always. A chunk read in parallel keeps
+ * the kind of each warning it shows, since its join applies the rule again
+ * with what the chunks before it have shown. */
+enum swf_warning {
+    SWF_W_SHORT,
+    SWF_W_TOO_SHORT,
+    SWF_W_NO_SUBMIT,
+    SWF_W_NO_RUN,
+    SWF_W_NO_PROCS,
+    SWF_REPEAT_KINDS,               /* the kinds above: SWF_REPEAT_MAX shown per file */
+    SWF_W_EXTRA = SWF_REPEAT_KINDS, /* once: fields after the 18th */
+    SWF_W_ORDER,                    /* once: a submit earlier than the job's before */
+    SWF_W_OTHER                     /* always: a bad header value */
 };
+
+/* The header keys a reader has set (swf_reader.header_set). */
+enum { SWF_H_MAX_NODES = 1, SWF_H_MAX_PROCS = 2, SWF_H_UNIX_START = 4 };
 
 /* One job line split into its first 18 fields. */
 struct swf_fields {
@@ -71,19 +100,28 @@ struct swf_reader {
     struct textfile_report rep;
     enum swf_convention conv;
     struct workload *w;
-    int have_unix_start;
+    unsigned header_set; /* SWF_H_* */
     long max_procs_line, max_procs_col; /* where MaxProcs was read, for the shape warning */
     int have_first; /* the first job line with a submit time, for epoch detection */
     double first_submit_s;
     long first_line, first_col;
     double min_submit_s;
-    int have_prev;
-    double prev_submit_s;
-    int warned_order;
-    int warned_extra;
+    double prev_submit_s; /* the last job line's, once have_first */
+    int warned_once[SWF_W_OTHER - SWF_W_EXTRA];
     size_t repeats[SWF_REPEAT_KINDS];
     long repeat_line[SWF_REPEAT_KINDS];
     struct swf_last_name last_user, last_team;
+    /* In a chunk (keep_kinds): the kind of each warning shown, kinds[i] that
+     * of rep.diags->items[i], and how many were shown when the first submit
+     * was noted, where the order check across the chunk's start belongs. */
+    int keep_kinds;
+    unsigned char *kinds;
+    size_t n_kinds, cap_kinds;
+    size_t kinds_at_first;
+    /* In a chunk: raised when the reader of the file has stopped (too many
+     * errors, out of memory), which then never joins this chunk: its lines
+     * are not worth reading on. */
+    const atomic_int *stop;
 };
 
 static double swf_value(const struct swf_fields *f, int field)
@@ -93,23 +131,57 @@ static double swf_value(const struct swf_fields *f, int field)
 
 /* ---- messages ---- */
 
-static void swf_warn_repeat(struct swf_reader *r, enum swf_repeat kind, long line, long col,
-                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* The first few of a kind are shown; swf_report_repeats counts the rest, so a
- * log with 3,000 skipped jobs does not bury the one real problem. */
-static void swf_warn_repeat(struct swf_reader *r, enum swf_repeat kind, long line, long col,
-                            const char *fmt, ...)
+/* Whether a warning of this kind at this line is shown, counting it. The
+ * first few of a repeated kind are shown; swf_report_repeats counts the rest,
+ * so a log with 3,000 skipped jobs does not bury the one real problem. */
+static int swf_shown(struct swf_reader *r, enum swf_warning kind, long line)
 {
-    if (++r->repeats[kind] > SWF_REPEAT_MAX)
+    if (kind < SWF_REPEAT_KINDS) {
+        if (++r->repeats[kind] > SWF_REPEAT_MAX)
+            return 0;
+        r->repeat_line[kind] = line;
+        return 1;
+    }
+    if (kind == SWF_W_OTHER)
+        return 1;
+    int *once = &r->warned_once[kind - SWF_W_EXTRA];
+    if (*once)
+        return 0;
+    *once = 1;
+    return 1;
+}
+
+static void swf_keep_kind(struct swf_reader *r, enum swf_warning kind)
+{
+    if (r->n_kinds == r->cap_kinds) {
+        size_t cap = r->cap_kinds ? 2 * r->cap_kinds : 64;
+        unsigned char *kinds = realloc(r->kinds, cap);
+        if (!kinds) {
+            textfile_out_of_memory(&r->rep, 0);
+            return;
+        }
+        r->kinds = kinds;
+        r->cap_kinds = cap;
+    }
+    r->kinds[r->n_kinds++] = (unsigned char)kind;
+}
+
+static void swf_warn(struct swf_reader *r, enum swf_warning kind, long line, long col,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void swf_warn(struct swf_reader *r, enum swf_warning kind, long line, long col,
+                     const char *fmt, ...)
+{
+    if (!swf_shown(r, kind, line))
         return;
-    r->repeat_line[kind] = line;
     char msg[ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     diag_add(r->rep.diags, DIAG_WARNING, r->rep.name, line, col, "%s", msg);
+    if (r->keep_kinds)
+        swf_keep_kind(r, kind);
 }
 
 static void swf_report_repeats(struct swf_reader *r)
@@ -162,12 +234,13 @@ static void swf_header(struct swf_reader *r, const char *s, size_t n, long linen
     i++;
     int64_t *slot = NULL;
     long long min = 1;
+    unsigned bit = 0;
     if (key_len == 8 && memcmp(s + key, "MaxNodes", 8) == 0)
-        slot = &r->w->meta.max_nodes;
+        slot = &r->w->meta.max_nodes, bit = SWF_H_MAX_NODES;
     else if (key_len == 8 && memcmp(s + key, "MaxProcs", 8) == 0)
-        slot = &r->w->meta.max_procs;
+        slot = &r->w->meta.max_procs, bit = SWF_H_MAX_PROCS;
     else if (key_len == 13 && memcmp(s + key, "UnixStartTime", 13) == 0)
-        slot = &r->w->meta.unix_start_s, min = 0;
+        slot = &r->w->meta.unix_start_s, min = 0, bit = SWF_H_UNIX_START;
     if (!slot)
         return;
     while (i < n && swf_is_space((unsigned char)s[i]))
@@ -178,17 +251,16 @@ static void swf_header(struct swf_reader *r, const char *s, size_t n, long linen
     long long v;
     char q[TEXTFILE_QUOTE_CAP];
     if (swf_parse_header_int(s + val, i - val, &v) != 0 || v < min) {
-        textfile_warn(&r->rep, lineno, (long)val + 1, "header '%.*s' has a bad value '%s': ignored",
+        swf_warn(r, SWF_W_OTHER, lineno, (long)val + 1, "header '%.*s' has a bad value '%s': ignored",
                  (int)key_len, s + key, textfile_quote(q, sizeof q, s + val, i - val));
         return;
     }
     *slot = (int64_t)v;
-    if (slot == &r->w->meta.max_procs) {
+    r->header_set |= bit;
+    if (bit == SWF_H_MAX_PROCS) {
         r->max_procs_line = lineno;
         r->max_procs_col = (long)val + 1;
     }
-    if (slot == &r->w->meta.unix_start_s)
-        r->have_unix_start = 1;
 }
 
 /* ---- job lines: splitting and numbers ---- */
@@ -251,39 +323,44 @@ static int swf_split(struct swf_reader *r, const char *s, size_t n, long lineno,
                      struct swf_fields *f)
 {
     f->line = lineno;
-    f->nf = 0;
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        if (swf_byte_class[u[i]] == SWF_B_SPACE) {
-            i++;
-            continue;
-        }
-        size_t start = i;
-        int neg = u[i] == '-';
-        i += (size_t)neg;
+    const unsigned char *u = (const unsigned char *)s, *p = u, *end = u + n;
+    int nf = 0;
+    for (;;) {
+        while (p < end && swf_byte_class[*p] == SWF_B_SPACE)
+            p++;
+        if (p == end)
+            break;
+        const unsigned char *start = p;
+        int neg = *p == '-';
+        p += neg;
+        const unsigned char *digits = p;
         uint64_t v = 0;
-        while (i < n && swf_byte_class[u[i]] == SWF_B_DIGIT)
-            v = v * 10 + (uint64_t)(u[i++] - '0');
-        size_t digits = i - start - (size_t)neg;
-        int integer = digits >= 1 && digits <= 15;
-        for (; i < n && swf_byte_class[u[i]] != SWF_B_SPACE; i++) {
+        unsigned d;
+        while (p < end && (d = (unsigned)*p - '0') < 10) {
+            v = v * 10 + d;
+            p++;
+        }
+        int integer = (size_t)(p - digits) - 1 < 15; /* 1 to 15 digits */
+        if (p < end && swf_byte_class[*p] != SWF_B_SPACE) {
             integer = 0;
-            if (swf_byte_class[u[i]] == SWF_B_CONTROL) {
-                textfile_error(&r->rep, lineno, (long)i + 1, "unexpected byte 0x%02x", u[i]);
-                return -1;
+            for (; p < end && swf_byte_class[*p] != SWF_B_SPACE; p++) {
+                if (swf_byte_class[*p] == SWF_B_CONTROL) {
+                    textfile_error(&r->rep, lineno, (long)(p - u) + 1, "unexpected byte 0x%02x", *p);
+                    return -1;
+                }
             }
         }
-        if (f->nf < SWF_FIELDS) {
-            f->tok[f->nf] = s + start;
-            f->len[f->nf] = i - start;
-            f->col[f->nf] = (long)start + 1;
-            f->v[f->nf] = !integer ? NAN : neg ? -(double)v : (double)v;
-        } else if (f->nf == SWF_FIELDS) {
-            f->extra_col = (long)start + 1;
+        if (nf < SWF_FIELDS) {
+            f->tok[nf] = (const char *)start;
+            f->len[nf] = (size_t)(p - start);
+            f->col[nf] = (long)(start - u) + 1;
+            f->v[nf] = !integer ? NAN : neg ? -(double)v : (double)v;
+        } else if (nf == SWF_FIELDS) {
+            f->extra_col = (long)(start - u) + 1;
         }
-        f->nf++;
+        nf++;
     }
+    f->nf = nf;
     return 0;
 }
 
@@ -480,9 +557,9 @@ static int swf_job_base(struct swf_reader *r, const struct swf_fields *f, struct
         return -1;
     char q[TEXTFILE_QUOTE_CAP];
     if (swf_value(f, SWF_F_SUBMIT) < 0) {
-        swf_warn_repeat(r, SWF_REPEAT_NO_SUBMIT, f->line, f->col[SWF_F_SUBMIT - 1],
-                        "job '%s' has no submit time: skipped",
-                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
+        swf_warn(r, SWF_W_NO_SUBMIT, f->line, f->col[SWF_F_SUBMIT - 1],
+                 "job '%s' has no submit time: skipped",
+                 textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
         return 1;
     }
     j->submit_us = swf_us(swf_value(f, SWF_F_SUBMIT));
@@ -515,9 +592,9 @@ static void swf_convert_replay(struct swf_reader *r, const struct swf_fields *f)
     }
     char q[TEXTFILE_QUOTE_CAP];
     if (swf_value(f, SWF_F_RUN) < 0) {
-        swf_warn_repeat(r, SWF_REPEAT_NO_RUN, f->line, f->col[SWF_F_RUN - 1],
-                        "job '%s' has no run time: skipped",
-                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
+        swf_warn(r, SWF_W_NO_RUN, f->line, f->col[SWF_F_RUN - 1],
+                 "job '%s' has no run time: skipped",
+                 textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
         r->w->meta.skipped_at_read++;
         return;
     }
@@ -525,9 +602,9 @@ static void swf_convert_replay(struct swf_reader *r, const struct swf_fields *f)
                      : swf_value(f, SWF_F_ALLOC) > 0   ? SWF_F_ALLOC
                                                        : 0;
     if (!size_field) {
-        swf_warn_repeat(r, SWF_REPEAT_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
-                        "job '%s' has no processor count: skipped",
-                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
+        swf_warn(r, SWF_W_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
+                 "job '%s' has no processor count: skipped",
+                 textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
         r->w->meta.skipped_at_read++;
         return;
     }
@@ -559,9 +636,9 @@ static void swf_convert_rlscheduler(struct swf_reader *r, const struct swf_field
     if (procs <= 0) {
         /* job.py would keep it with -1 processors; no simulator can place that */
         char q[TEXTFILE_QUOTE_CAP];
-        swf_warn_repeat(r, SWF_REPEAT_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
-                        "job '%s' has no processor count: skipped",
-                        textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
+        swf_warn(r, SWF_W_NO_PROCS, f->line, f->col[SWF_F_ALLOC - 1],
+                 "job '%s' has no processor count: skipped",
+                 textfile_quote(q, sizeof q, f->tok[0], f->len[0]));
         r->w->meta.skipped_at_read++;
         return;
     }
@@ -584,28 +661,32 @@ static void swf_convert_rlscheduler(struct swf_reader *r, const struct swf_field
 
 /* ---- one line ---- */
 
+/* A submit time against the previous job line's, if there was one. */
+static void swf_check_order(struct swf_reader *r, double s, long line, long col)
+{
+    if (r->have_first && s < r->prev_submit_s)
+        swf_warn(r, SWF_W_ORDER, line, col,
+                 "submit time %.15g is earlier than the previous job's %.15g: %s", s,
+                 r->prev_submit_s,
+                 r->conv == SWF_REPLAY ? "jobs sorted by submit time"
+                                       : "jobs kept in id order (RLScheduler convention)");
+}
+
 static void swf_note_submit(struct swf_reader *r, const struct swf_fields *f)
 {
     double s = swf_value(f, SWF_F_SUBMIT);
     if (s < 0)
         return;
+    swf_check_order(r, s, f->line, f->col[SWF_F_SUBMIT - 1]);
     if (!r->have_first) {
         r->have_first = 1;
         r->first_submit_s = r->min_submit_s = s;
         r->first_line = f->line;
         r->first_col = f->col[SWF_F_SUBMIT - 1];
+        r->kinds_at_first = r->n_kinds;
     }
     if (s < r->min_submit_s)
         r->min_submit_s = s;
-    if (r->have_prev && s < r->prev_submit_s && !r->warned_order) {
-        r->warned_order = 1;
-        textfile_warn(&r->rep, f->line, f->col[SWF_F_SUBMIT - 1],
-                 "submit time %.15g is earlier than the previous job's %.15g: %s", s,
-                 r->prev_submit_s,
-                 r->conv == SWF_REPLAY ? "jobs sorted by submit time"
-                                       : "jobs kept in id order (RLScheduler convention)");
-    }
-    r->have_prev = 1;
     r->prev_submit_s = s;
 }
 
@@ -617,22 +698,19 @@ static void swf_job_line(struct swf_reader *r, const char *s, size_t n, long lin
     if (swf_parse_fields(r, &f) != 0)
         return;
     if (f.nf < SWF_MIN_FIELDS) {
-        swf_warn_repeat(r, SWF_REPEAT_TOO_SHORT, lineno, 1,
-                        "%d fields, expected 18: too short to describe a job: skipped", f.nf);
+        swf_warn(r, SWF_W_TOO_SHORT, lineno, 1,
+                 "%d fields, expected 18: too short to describe a job: skipped", f.nf);
         r->w->meta.skipped_at_read++;
         return;
     }
     if (f.nf < SWF_FIELDS)
-        swf_warn_repeat(r, SWF_REPEAT_SHORT, lineno, 1,
-                        "%d fields, expected 18: missing fields taken as unknown (-1)", f.nf);
-    if (f.nf > SWF_FIELDS && !r->warned_extra) {
-        /* Alea's extended SWF appends node lists and queue names */
-        r->warned_extra = 1;
-        textfile_warn(&r->rep, lineno, f.extra_col,
+        swf_warn(r, SWF_W_SHORT, lineno, 1,
+                 "%d fields, expected 18: missing fields taken as unknown (-1)", f.nf);
+    if (f.nf > SWF_FIELDS) /* Alea's extended SWF appends node lists and queue names */
+        swf_warn(r, SWF_W_EXTRA, lineno, f.extra_col,
                  "%d fields, expected 18: fields after the 18th ignored here and on any "
                  "later line",
                  f.nf);
-    }
     if (swf_check_times(r, &f) != 0)
         return;
     swf_note_submit(r, &f);
@@ -656,7 +734,7 @@ static int swf_is_comment(const char *s, size_t n)
  * decades into the simulation; the log start becomes the earliest submit. */
 static void swf_make_relative(struct swf_reader *r)
 {
-    if (r->have_unix_start || !r->have_first || r->first_submit_s <= SWF_EPOCH_GUESS_S)
+    if ((r->header_set & SWF_H_UNIX_START) || !r->have_first || r->first_submit_s <= SWF_EPOCH_GUESS_S)
         return;
     int64_t start_s = (int64_t)floor(r->min_submit_s);
     /* rounded as the submits were: past 2^53 us a double's step is more than
@@ -708,28 +786,333 @@ static int swf_finish(struct swf_reader *r)
     return 0;
 }
 
+/* ---- reading: serially, or in chunks read in parallel ---- */
+
+static void swf_reader_init(struct swf_reader *r, const char *name, enum swf_convention conv,
+                            struct workload *w, struct diag_list *diags, struct err *err,
+                            size_t max_errors)
+{
+    memset(r, 0, sizeof *r);
+    r->rep.name = name;
+    r->conv = conv;
+    r->w = w;
+    r->rep.diags = diags;
+    r->rep.err = err;
+    r->rep.max_errors = max_errors;
+}
+
+static void swf_read_lines(struct swf_reader *r, struct textfile_lines *it)
+{
+    const char *s;
+    size_t n;
+    while (!r->rep.stopped && textfile_lines_next(it, &s, &n)) {
+        if (r->stop && it->line % SWF_CHUNK_STOP_LINES == 0 &&
+            atomic_load_explicit(r->stop, memory_order_relaxed)) {
+            r->rep.stopped = 1; /* and so never joined */
+            break;
+        }
+        if (swf_is_comment(s, n))
+            swf_header(r, s, n, it->line);
+        else
+            swf_job_line(r, s, n, it->line);
+    }
+}
+
+/* A piece of the file after the first, read by a thread of its own into its
+ * own workload and diags as if it were a whole file, lines counted from its
+ * start. Its first error stops it (max_errors 0): only the reader that has
+ * read everything before the piece knows whether that error is within the
+ * limit, so that reader reads the piece again itself. */
+struct swf_chunk {
+    struct swf_reader r;
+    struct workload w;
+    struct diag_list diags;
+    struct err err;
+    struct textfile_lines it;
+    pthread_t thread;
+    int started;
+};
+
+static void *swf_chunk_run(void *arg)
+{
+    struct swf_chunk *c = arg;
+    swf_read_lines(&c->r, &c->it);
+    return NULL;
+}
+
+/* The faults a thread's own code raises: left unblocked in a chunk's
+ * thread, so that a crash there is reported (a handler runs) as anywhere. */
+static const int swf_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+static void swf_chunk_start(struct swf_chunk *c, const char *name, enum swf_convention conv,
+                            const char *data, size_t start, size_t end, const atomic_int *stop)
+{
+    workload_init(&c->w);
+    diag_list_init(&c->diags, 0);
+    err_clear(&c->err);
+    swf_reader_init(&c->r, name, conv, &c->w, &c->diags, &c->err, 0);
+    c->r.keep_kinds = 1;
+    c->r.stop = stop;
+    textfile_lines_init_piece(&c->it, data, start, end);
+    /* other signals stay with the threads that were there to take them */
+    sigset_t mask, old;
+    sigfillset(&mask);
+    for (size_t k = 0; k < sizeof swf_fault_signals / sizeof *swf_fault_signals; k++)
+        sigdelset(&mask, swf_fault_signals[k]);
+    pthread_attr_t attr;
+    int have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr)
+        pthread_attr_setstacksize(&attr, SWF_CHUNK_STACK); /* refused: the default */
+    pthread_sigmask(SIG_SETMASK, &mask, &old);
+    c->started = pthread_create(&c->thread, have_attr ? &attr : NULL, swf_chunk_run, c) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (have_attr)
+        pthread_attr_destroy(&attr);
+}
+
+/* Whether the chunk read to its end, keeping the kind of every warning. */
+static int swf_chunk_ok(const struct swf_chunk *c)
+{
+    return c->started && !c->r.rep.stopped && c->r.n_kinds == c->diags.n;
+}
+
+static void swf_chunk_release(struct swf_chunk *c)
+{
+    workload_release(&c->w);
+    diag_list_release(&c->diags);
+    free(c->r.kinds);
+}
+
+/* map[k]: where the chunk's name k lands in `to`, -1 until a job joined
+ * names it first; then interned, so in the order and, should memory run
+ * out, at the line that the serial read interns it. */
+static int32_t swf_join_name(struct swf_reader *r, struct string_table *to, const struct string_table *from,
+                             int32_t *map, int32_t k, long line)
+{
+    if (k < 0 || map[k] >= 0)
+        return k < 0 ? k : map[k];
+    map[k] = string_table_intern(to, from->items[k]);
+    if (map[k] < 0)
+        textfile_out_of_memory(&r->rep, line);
+    return map[k];
+}
+
+static int32_t *swf_join_map(size_t n)
+{
+    int32_t *map = malloc((n ? n : 1) * sizeof *map);
+    for (size_t i = 0; map && i < n; i++)
+        map[i] = -1;
+    return map;
+}
+
+/* What reading on through the chunk's lines would have done to r, which has
+ * read the line0 lines before them: the chunk's warnings judged again by
+ * what r has shown, with the order check across the chunk's start where its
+ * first submit was noted; its header keys (the last line wins), submits,
+ * skipped jobs, names and jobs. */
+static void swf_join(struct swf_reader *r, const struct swf_chunk *c, long line0)
+{
+    const struct swf_reader *k = &c->r;
+    for (size_t i = 0; i <= c->diags.n; i++) {
+        if (k->have_first && i == k->kinds_at_first)
+            swf_check_order(r, k->first_submit_s, k->first_line + line0, k->first_col);
+        if (i == c->diags.n)
+            break;
+        const struct diag *g = &c->diags.items[i];
+        if (swf_shown(r, (enum swf_warning)k->kinds[i], g->line + line0))
+            diag_add(r->rep.diags, g->level, r->rep.name, g->line + line0, g->col, "%s", g->msg);
+    }
+    for (int kind = 0; kind < SWF_REPEAT_KINDS; kind++) /* those the chunk only counted */
+        if (k->repeats[kind] > SWF_REPEAT_MAX)
+            r->repeats[kind] += k->repeats[kind] - SWF_REPEAT_MAX;
+    const struct workload_meta *m = &c->w.meta;
+    if (k->header_set & SWF_H_MAX_NODES)
+        r->w->meta.max_nodes = m->max_nodes;
+    if (k->header_set & SWF_H_MAX_PROCS) {
+        r->w->meta.max_procs = m->max_procs;
+        r->max_procs_line = k->max_procs_line + line0;
+        r->max_procs_col = k->max_procs_col;
+    }
+    if (k->header_set & SWF_H_UNIX_START)
+        r->w->meta.unix_start_s = m->unix_start_s;
+    r->header_set |= k->header_set;
+    r->w->meta.skipped_at_read += m->skipped_at_read;
+    if (k->have_first) {
+        if (!r->have_first) {
+            r->have_first = 1;
+            r->first_submit_s = r->min_submit_s = k->first_submit_s;
+            r->first_line = k->first_line + line0;
+            r->first_col = k->first_col;
+        }
+        if (k->min_submit_s < r->min_submit_s)
+            r->min_submit_s = k->min_submit_s;
+        r->prev_submit_s = k->prev_submit_s;
+    }
+    int32_t *users = swf_join_map(c->w.users.n);
+    int32_t *teams = users ? swf_join_map(c->w.teams.n) : NULL;
+    if (!teams)
+        textfile_out_of_memory(&r->rep, line0 + 1);
+    for (size_t i = 0; teams && i < c->w.n && !r->rep.no_memory; i++) {
+        struct job j = c->w.jobs[i];
+        j.source_line += line0;
+        j.user = swf_join_name(r, &r->w->users, &c->w.users, users, j.user, j.source_line);
+        j.team = swf_join_name(r, &r->w->teams, &c->w.teams, teams, j.team, j.source_line);
+        if (!r->rep.no_memory)
+            swf_push(r, &j);
+    }
+    free(users);
+    free(teams);
+}
+
+static int swf_read_serial(const char *name, const char *data, size_t len, enum swf_convention conv,
+                           struct workload *w, struct diag_list *diags, struct err *err)
+{
+    struct swf_reader r;
+    swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    swf_read_lines(&r, &it);
+    return swf_finish(&r);
+}
+
+/* What a read had added to diags since it held n0 (dropped0 dropped), gone. */
+static void swf_diags_back(struct diag_list *diags, size_t n0, size_t dropped0)
+{
+    if (!diags)
+        return;
+    while (diags->n > n0) {
+        diags->n--;
+        free(diags->items[diags->n].file);
+        free(diags->items[diags->n].msg);
+    }
+    diags->dropped = dropped0;
+}
+
+int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum swf_convention conv,
+                           int chunks, struct workload *w, struct diag_list *diags, struct err *err)
+{
+    size_t n = chunks < 1 ? 1 : chunks > SWF_MAX_CHUNKS ? SWF_MAX_CHUNKS : (size_t)chunks;
+    struct swf_chunk *c = n > 1 ? calloc(n - 1, sizeof *c) : NULL;
+    if (!c)
+        return swf_read_serial(name, data, len, conv, w, diags, err);
+    /* where the serial read starts from, should this one run out of memory */
+    size_t diags0 = diags ? diags->n : 0, dropped0 = diags ? diags->dropped : 0;
+    struct err err0 = {0};
+    if (err)
+        err0 = *err;
+    struct swf_reader r;
+    swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
+    struct textfile_lines it;
+    textfile_lines_init(&it, data, len);
+    size_t ends[SWF_MAX_CHUNKS];
+    textfile_lines_cut(&it, n, ends);
+    atomic_int stop;
+    atomic_init(&stop, 0);
+    for (size_t i = 1; i < n; i++)
+        swf_chunk_start(&c[i - 1], name, conv, data, ends[i - 1], ends[i], &stop);
+    /* the first piece here, then each later one joined in file order, or
+     * read here when its thread could not read it to the end */
+    it.len = ends[0];
+    swf_read_lines(&r, &it);
+    size_t i = 1;
+    for (; i < n && !r.rep.stopped; i++) {
+        struct swf_chunk *k = &c[i - 1];
+        if (k->started)
+            pthread_join(k->thread, NULL);
+        it.len = ends[i];
+        if (swf_chunk_ok(k)) {
+            swf_join(&r, k, it.line);
+            it.line += k->it.line;
+            it.pos = it.len;
+        } else {
+            swf_read_lines(&r, &it);
+        }
+        swf_chunk_release(k);
+    }
+    /* Stopped (too many errors, as the serial read does here, or out of
+     * memory): the chunks left stop within a few thousand lines, unjoined. */
+    atomic_store_explicit(&stop, 1, memory_order_relaxed);
+    for (; i < n; i++) {
+        if (c[i - 1].started)
+            pthread_join(c[i - 1].thread, NULL);
+        swf_chunk_release(&c[i - 1]);
+    }
+    free(c);
+    if (r.rep.no_memory) {
+        /* The chunks' workloads, stacks and arenas held memory that the
+         * serial read never needs: with them and all read here gone, it may
+         * well succeed, or say itself where memory ran out. */
+        workload_release(w);
+        workload_init(w);
+        swf_diags_back(diags, diags0, dropped0);
+        if (err)
+            *err = err0;
+        return swf_read_serial(name, data, len, conv, w, diags, err);
+    }
+    return swf_finish(&r);
+}
+
+/* The bytes of address space this process has mapped, or -1 if unknown. */
+static long long swf_mapped_bytes(void)
+{
+    int fd = open("/proc/self/statm", O_RDONLY); /* no malloc: memory may be short */
+    if (fd < 0)
+        return -1;
+    char buf[64];
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    buf[got] = '\0';
+    long long pages = 0;
+    for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+        pages = pages * 10 + (*p - '0');
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? pages * page : -1;
+}
+
+/* Under an address-space limit (ulimit -v), how many of n chunks fit. Each
+ * thread beyond the first takes a malloc arena (glibc maps 128 MB to place
+ * its 64 MB, kept after the thread ends) and its piece's workload, which
+ * stays until joined; the serial read needs about twice the buffer. */
+static size_t swf_chunks_within_limit(size_t len, size_t n)
+{
+    struct rlimit lim;
+    if (n < 2 || getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return n;
+    long long mapped = swf_mapped_bytes();
+    if (mapped < 0 || (unsigned long long)mapped >= (unsigned long long)lim.rlim_cur)
+        return 1;
+    unsigned long long room = (unsigned long long)lim.rlim_cur - (unsigned long long)mapped;
+    unsigned long long serial = 2ULL * len, per_chunk = (128ULL << 20) + 2ULL * len / n;
+    while (n > 1 && serial + (n - 1) * per_chunk > room)
+        n--;
+    return n;
+}
+
+int swf_chunks_for(size_t len)
+{
+    long cpus = -1;
+#ifdef CPU_COUNT
+    cpu_set_t set; /* the processors this process may run on */
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cpus = CPU_COUNT(&set);
+#endif
+    if (cpus < 1)
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = len / SWF_CHUNK_MIN_BYTES;
+    if (cpus < 1)
+        n = 1;
+    else if (n > (size_t)cpus)
+        n = (size_t)cpus;
+    n = n < 1 ? 1 : n > SWF_MAX_CHUNKS ? SWF_MAX_CHUNKS : n;
+    return (int)swf_chunks_within_limit(len, n);
+}
+
 int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_convention conv,
                     struct workload *w, struct diag_list *diags, struct err *err)
 {
-    struct swf_reader r;
-    memset(&r, 0, sizeof r);
-    r.rep.name = name;
-    r.conv = conv;
-    r.w = w;
-    r.rep.diags = diags;
-    r.rep.err = err;
-    r.rep.max_errors = SWF_MAX_ERRORS;
-    struct textfile_lines it;
-    textfile_lines_init(&it, data, len);
-    const char *s;
-    size_t n;
-    while (!r.rep.stopped && textfile_lines_next(&it, &s, &n)) {
-        if (swf_is_comment(s, n))
-            swf_header(&r, s, n, it.line);
-        else
-            swf_job_line(&r, s, n, it.line);
-    }
-    return swf_finish(&r);
+    return swf_read_buffer_chunks(name, data, len, conv, swf_chunks_for(len), w, diags, err);
 }
 
 int swf_read(const char *path, enum swf_convention conv, struct workload *w, struct diag_list *diags,

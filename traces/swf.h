@@ -39,5 +39,19 @@ int swf_read(const char *path, enum swf_convention conv, struct workload *w, str
 /* The same over a memory buffer; `name` is used in messages. */
 int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_convention conv,
                     struct workload *w, struct diag_list *diags, struct err *err);
+/* The same, the buffer cut at line ends into `chunks` pieces (at most 8)
+ * read by as many threads, then joined in order; a piece a thread could not
+ * read to its end (an error, no thread) is read again after the ones before
+ * it; once the reader of the first piece stops (too many errors, out of
+ * memory), the threads stop too. Out of memory, everything is released and
+ * read again serially. The result, diagnostics and error included, is the
+ * serial read's (chunks 1) byte for byte. swf_read_buffer picks chunks
+ * from the size, the processors and any address-space limit; tests pick
+ * their own. */
+int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum swf_convention conv,
+                           int chunks, struct workload *w, struct diag_list *diags, struct err *err);
+/* The chunks swf_read_buffer reads len bytes in: one per processor this
+ * process may run on (its affinity mask), at most 8, none under 1 MB. */
+int swf_chunks_for(size_t len);
 
 #endif

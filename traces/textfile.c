@@ -254,6 +254,29 @@ void textfile_lines_init(struct textfile_lines *it, const char *data, size_t len
         it->pos = 3;
 }
 
+void textfile_lines_init_piece(struct textfile_lines *it, const char *data, size_t start,
+                               size_t end)
+{
+    it->data = data;
+    it->len = end;
+    it->pos = start;
+    it->line = 0;
+}
+
+void textfile_lines_cut(const struct textfile_lines *it, size_t parts, size_t *ends)
+{
+    size_t at = it->pos;
+    for (size_t i = 0; i + 1 < parts; i++) {
+        size_t target = it->pos + (it->len - it->pos) / parts * (i + 1);
+        if (target > at) { /* the first line start at or after target */
+            const char *nl = memchr(it->data + target - 1, '\n', it->len - (target - 1));
+            at = nl ? (size_t)(nl - it->data) + 1 : it->len;
+        }
+        ends[i] = at;
+    }
+    ends[parts - 1] = it->len;
+}
+
 int textfile_lines_next(struct textfile_lines *it, const char **line, size_t *line_len)
 {
     if (it->pos >= it->len)

@@ -64,5 +64,13 @@ struct textfile_lines {
 void textfile_lines_init(struct textfile_lines *it, const char *data, size_t len);
 /* Returns 1 and the next line, or 0 at the end. */
 int textfile_lines_next(struct textfile_lines *it, const char **line, size_t *line_len);
+/* For reading a buffer in pieces in parallel. _cut: the ends of `parts`
+ * pieces of about equal size of what is left to the cursor, each ending at a
+ * line's end (the last at the buffer's); a piece may be empty. _init_piece:
+ * a cursor over [start, end) of data, start a line's, its lines counted from
+ * 1 and no byte-order mark skipped (that belongs to the file's start). */
+void textfile_lines_cut(const struct textfile_lines *it, size_t parts, size_t *ends);
+void textfile_lines_init_piece(struct textfile_lines *it, const char *data, size_t start,
+                               size_t end);
 
 #endif

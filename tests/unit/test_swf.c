@@ -1,13 +1,19 @@
 /* Tests of traces/swf.c (both conventions), traces/trace.c and
  * traces/textfile.c: small inline logs for each rule, then the real logs in
  * ../shared/traces when they are there. */
+/* _GNU_SOURCE: sched_setaffinity and CPU_SET under -std=c11. */
+#define _GNU_SOURCE 1
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sim/pcg32.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/reader_case.h"
 #include "tests/unit/test.h"
@@ -758,6 +764,225 @@ static void test_real_others(void)
     diag_list_release(&d);
 }
 
+
+/* ---- reading in chunks (swf_read_buffer_chunks) against the serial read ---- */
+
+/* Reads text serially and in 2 to 8 chunks under both conventions; whether
+ * every chunked read is the serial one. */
+static int swf_chunks_agree(const char *text, size_t len)
+{
+    static const enum swf_convention convs[] = {SWF_REPLAY, SWF_RLSCHEDULER};
+    int ok = 1;
+    for (size_t v = 0; v < 2 && ok; v++) {
+        struct reader_case serial;
+        reader_case_begin(&serial);
+        serial.rc = swf_read_buffer_chunks("t.swf", text, len, convs[v], 1, &serial.w, &serial.d, &serial.e);
+        for (int chunks = 2; chunks <= 8 && ok; chunks++) {
+            struct reader_case c;
+            reader_case_begin(&c);
+            c.rc = swf_read_buffer_chunks("t.swf", text, len, convs[v], chunks, &c.w, &c.d, &c.e);
+            ok = reader_case_same(&serial, &c);
+            if (!ok)
+                printf("  (%d chunks, convention %zu, log:\n%.*s)\n", chunks, v, (int)len, text);
+            reader_case_release(&c);
+        }
+        reader_case_release(&serial);
+    }
+    return ok;
+}
+
+/* One out-of-order submit, at every line in turn: with 2 to 8 chunks it
+ * falls on each side of the cuts and right at them. */
+static void test_swf_chunks_order_at_cut(void)
+{
+    for (int bad = 1; bad < 24; bad++) {
+        char text[4096];
+        size_t o = 0;
+        for (int i = 0; i < 24; i++)
+            o += (size_t)snprintf(text + o, sizeof text - o, "%d %d 0 100 4 -1 -1 4 200 -1 1 %d 1 -1 -1 1 -1 -1\n",
+                                  i + 1, i == bad ? 3 : 10 * i + 10, i % 5);
+        if (!CHECK(swf_chunks_agree(text, o)))
+            return;
+    }
+    /* and what the chunks agree on is the serial read's warning */
+    char text[] = "1 10 0 100 4\n2 20 0 100 4\n3 15 0 100 4\n4 30 0 100 4\n";
+    struct reader_case c;
+    reader_case_begin(&c);
+    c.rc = swf_read_buffer_chunks("t.swf", text, strlen(text), SWF_REPLAY, 3, &c.w, &c.d, &c.e);
+    CHECK(has_diag(&c.d, "t.swf:3:3: warning: submit time 15 is earlier than the previous job's 20: "
+                         "jobs sorted by submit time"));
+    reader_case_release(&c);
+}
+
+/* How a random log leans: errors per 100 lines; each oddity of a job line
+ * comes with a chance of 1 in `odd` (30: a few; 4: most lines, so that a
+ * chunk alone passes a warning's cap); submits from `base`. */
+struct swf_random_log {
+    int error_rate, odd;
+    long long base;
+};
+
+static int swf_random_odd(struct pcg32 *rng, const struct swf_random_log *how)
+{
+    return pcg32_bounded(rng, (uint32_t)how->odd) == 0;
+}
+
+/* One line of a random log: mostly jobs, and every kind of thing a reader
+ * has to carry from line to line or from chunk to chunk. */
+static size_t swf_random_line(struct pcg32 *rng, const struct swf_random_log *how, int lineno, char *buf,
+                              size_t cap)
+{
+    static const char *const users[] = {"7", "007", "+7", "12", "3.5", "98765432109876543210", "-1", "0"};
+    static const char *const ends[] = {"\n", "\n", "\n", "\r\n", " \t\n"};
+    const char *end = ends[pcg32_bounded(rng, 5)];
+    if ((int)pcg32_bounded(rng, 100) < how->error_rate) {
+        static const char *const bad[] = {"1 2 3 zz 5", "1 2 \x01 4 5", "1 1e13 0 1 1", "1 0 0 1 2.5"};
+        return (size_t)snprintf(buf, cap, "%s%s", bad[pcg32_bounded(rng, 4)], end);
+    }
+    uint32_t k = pcg32_bounded(rng, 100);
+    if (k < 3)
+        return (size_t)snprintf(buf, cap, "; MaxProcs: %u%s", 1 + pcg32_bounded(rng, 64), end);
+    if (k < 5)
+        return (size_t)snprintf(buf, cap, "; MaxNodes: %u%s", pcg32_bounded(rng, 16), end);
+    if (k < 6 && how->base == 0) /* one would keep absolute submits as they are */
+        return (size_t)snprintf(buf, cap, "; UnixStartTime: %u%s", pcg32_bounded(rng, 9), end);
+    if (k < 8)
+        return (size_t)snprintf(buf, cap, "; a note%s", end);
+    if (k < 10)
+        return (size_t)snprintf(buf, cap, "%s", end);
+    if (swf_random_odd(rng, how))
+        return (size_t)snprintf(buf, cap, "%d %lld 0%s", lineno, how->base + 10LL * lineno, end); /* too short */
+    if (swf_random_odd(rng, how))
+        return (size_t)snprintf(buf, cap, "%d %lld 0 100 4 -1 -1 4%s", lineno, how->base + 10LL * lineno, end);
+    /* long long: with base 1200000000 the jump below passes INT_MAX */
+    long long submit = how->base + 10LL * lineno;
+    if (swf_random_odd(rng, how)) /* out of order */
+        submit = how->base + (long long)pcg32_bounded(rng, (uint32_t)(10 * lineno));
+    if (swf_random_odd(rng, how)) /* below all before (unknown when negative) */
+        submit = how->base - (long long)pcg32_bounded(rng, 100);
+    if (swf_random_odd(rng, how))
+        submit += 1200000000; /* absolute, or from absolute a jump of 38 years */
+    if (swf_random_odd(rng, how))
+        submit = -1;
+    int run = swf_random_odd(rng, how) ? -1 : swf_random_odd(rng, how) ? 0 : (int)pcg32_bounded(rng, 500);
+    int procs = swf_random_odd(rng, how) ? -1 : 1 + (int)pcg32_bounded(rng, 8);
+    int id = swf_random_odd(rng, how) ? 5 : lineno;
+    const char *request = swf_random_odd(rng, how) ? "-1" : "300";
+    size_t o = (size_t)snprintf(buf, cap, "%d %lld 0 %d %d -1 -1 %d %s -1 1 %s %u -1 -1 1 -1 -1%s", id, submit,
+                                run, procs, procs, request, users[pcg32_bounded(rng, 8)], pcg32_bounded(rng, 4),
+                                swf_random_odd(rng, how) ? " 42 extra" : "");
+    return o + (size_t)snprintf(buf + o, cap - o, "%s", end);
+}
+
+/* Random logs of every sort (no error, a few, more than the limit; few odd
+ * lines or mostly odd ones, so that a chunk alone passes a warning's cap;
+ * relative or absolute submits; a byte-order mark, no final newline) read
+ * in 2 to 8 chunks. */
+static void test_swf_chunks_random_logs(void)
+{
+    struct pcg32 rng;
+    pcg32_stream(&rng, 2024, RNG_TEST, 7);
+    enum { CAP = 16384 };
+    char *text = malloc(CAP);
+    if (!CHECK(text != NULL))
+        return;
+    for (int round = 0; round < 400; round++) {
+        static const int error_rates[] = {0, 0, 0, 2, 40};
+        struct swf_random_log how = {error_rates[round % 5], round % 4 == 1 ? 4 : 30,
+                                     round % 6 == 2 ? 1200000000 : 0};
+        size_t o = round % 7 == 0 ? (size_t)snprintf(text, CAP, "\xEF\xBB\xBF") : 0;
+        for (int i = 0; round % 8 == 2 && i < 100; i++) /* the first chunks without a job */
+            o += (size_t)snprintf(text + o, CAP - o, "; a note\n");
+        int lines = 20 + (int)pcg32_bounded(&rng, 120);
+        for (int i = 1; i <= lines && o < CAP - 256; i++)
+            o += swf_random_line(&rng, &how, i, text + o, CAP - o);
+        if (round % 3 == 0 && o > 0 && text[o - 1] == '\n')
+            o--; /* no final newline */
+        if (!CHECK(swf_chunks_agree(text, o)))
+            break;
+    }
+    free(text);
+}
+
+/* A log of about `bytes` of good job lines after `bad` lines that are
+ * errors; NULL if no memory. */
+static char *swf_big_log(size_t bytes, int bad, size_t *len)
+{
+    char *text = malloc(bytes + 256);
+    size_t o = 0;
+    for (int i = 0; text && i < bad; i++)
+        o += (size_t)snprintf(text + o, 256, "%d x 0 100 4\n", i + 1);
+    for (long i = 1; text && o < bytes; i++)
+        o += (size_t)snprintf(text + o, 256, "%ld %ld 0 %ld 4 -1 -1 4 200 -1 1 %ld %ld -1 -1 1 -1 -1\n", i, 10 * i,
+                              i % 300, i % 97, i % 13);
+    *len = o;
+    return text;
+}
+
+/* The chunks follow the processors this process may run on (its affinity
+ * mask, as taskset sets it), not all there are. */
+static void test_swf_chunks_follow_affinity(void)
+{
+    cpu_set_t saved, one;
+    if (!CHECK(sched_getaffinity(0, sizeof saved, &saved) == 0))
+        return;
+    size_t big = (size_t)64 << 20;
+    if (CPU_COUNT(&saved) > 1)
+        CHECK(swf_chunks_for(big) > 1);
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &saved)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    if (!CHECK(sched_setaffinity(0, sizeof one, &one) == 0))
+        return;
+    CHECK_INT(swf_chunks_for(big), 1);
+    CHECK(sched_setaffinity(0, sizeof saved, &saved) == 0);
+}
+
+static double swf_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru); /* every thread's */
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Stopped after 20 errors at the top, the read in chunks is as quick as the
+ * serial one: the chunks' threads stop too, rather than read their pieces
+ * to the end for nothing (which took as long as reading the whole log). */
+static void test_swf_chunks_stop_early(void)
+{
+    size_t len, good_len;
+    char *text = swf_big_log((size_t)24 << 20, 25, &len), *good = swf_big_log((size_t)24 << 20, 0, &good_len);
+    if (!CHECK(text != NULL && good != NULL)) {
+        free(text);
+        free(good);
+        return;
+    }
+    struct reader_case whole, serial, c;
+    reader_case_begin(&whole);
+    double t0 = swf_cpu_seconds();
+    whole.rc = swf_read_buffer_chunks("t.swf", good, good_len, SWF_REPLAY, 1, &whole.w, &whole.d, &whole.e);
+    double t_whole = swf_cpu_seconds() - t0;
+    CHECK_INT(whole.rc, 0);
+    reader_case_begin(&serial);
+    serial.rc = swf_read_buffer_chunks("t.swf", text, len, SWF_REPLAY, 1, &serial.w, &serial.d, &serial.e);
+    CHECK(has_diag(&serial.d, "t.swf:21: error: too many errors, stopping"));
+    reader_case_begin(&c);
+    t0 = swf_cpu_seconds();
+    c.rc = swf_read_buffer_chunks("t.swf", text, len, SWF_REPLAY, 8, &c.w, &c.d, &c.e);
+    double t_chunks = swf_cpu_seconds() - t0;
+    CHECK(reader_case_same(&serial, &c));
+    if (!CHECK(t_chunks < t_whole / 2))
+        printf("  (stopped read in chunks %.3f s of processor, the whole log serially %.3f s)\n", t_chunks, t_whole);
+    reader_case_release(&c);
+    reader_case_release(&serial);
+    reader_case_release(&whole);
+    free(text);
+    free(good);
+}
+
 void suite_swf(void)
 {
     test_run("swf header and fields", test_swf_header_and_fields);
@@ -773,6 +998,10 @@ void suite_swf(void)
     test_run("swf bad header value", test_swf_bad_header_value);
     test_run("swf absolute times", test_swf_absolute_times);
     test_run("swf unsorted", test_swf_unsorted);
+    test_run("swf chunks: order at the cut", test_swf_chunks_order_at_cut);
+    test_run("swf chunks: random logs", test_swf_chunks_random_logs);
+    test_run("swf chunks: follow the affinity mask", test_swf_chunks_follow_affinity);
+    test_run("swf chunks: stop early", test_swf_chunks_stop_early);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
     test_run("textfile gzip shapes", test_textfile_gzip_shapes);
