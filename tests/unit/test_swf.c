@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -941,46 +939,27 @@ static void test_swf_chunks_follow_affinity(void)
     CHECK(sched_setaffinity(0, sizeof saved, &saved) == 0);
 }
 
-static double swf_cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru); /* every thread's */
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-/* Stopped after 20 errors at the top, the read in chunks is as quick as the
- * serial one: the chunks' threads stop too, rather than read their pieces
- * to the end for nothing (which took as long as reading the whole log). */
+/* Stopped after 20 errors at the top, the read in chunks is the serial
+ * one, byte for byte, while the chunks' threads are told to stop reading
+ * their pieces (that they stop quickly is a speed matter: the closing note
+ * of issue #12 gives the figures; a timed unit test would be noise on a
+ * shared machine). */
 static void test_swf_chunks_stop_early(void)
 {
-    size_t len, good_len;
-    char *text = swf_big_log((size_t)24 << 20, 25, &len), *good = swf_big_log((size_t)24 << 20, 0, &good_len);
-    if (!CHECK(text != NULL && good != NULL)) {
-        free(text);
-        free(good);
+    size_t len;
+    char *text = swf_big_log((size_t)24 << 20, 25, &len);
+    if (!CHECK(text != NULL))
         return;
-    }
-    struct reader_case whole, serial, c;
-    reader_case_begin(&whole);
-    double t0 = swf_cpu_seconds();
-    whole.rc = swf_read_buffer_chunks("t.swf", good, good_len, SWF_REPLAY, 1, &whole.w, &whole.d, &whole.e);
-    double t_whole = swf_cpu_seconds() - t0;
-    CHECK_INT(whole.rc, 0);
+    struct reader_case serial, c;
     reader_case_begin(&serial);
     serial.rc = swf_read_buffer_chunks("t.swf", text, len, SWF_REPLAY, 1, &serial.w, &serial.d, &serial.e);
     CHECK(has_diag(&serial.d, "t.swf:21: error: too many errors, stopping"));
     reader_case_begin(&c);
-    t0 = swf_cpu_seconds();
     c.rc = swf_read_buffer_chunks("t.swf", text, len, SWF_REPLAY, 8, &c.w, &c.d, &c.e);
-    double t_chunks = swf_cpu_seconds() - t0;
     CHECK(reader_case_same(&serial, &c));
-    if (!CHECK(t_chunks < t_whole / 2))
-        printf("  (stopped read in chunks %.3f s of processor, the whole log serially %.3f s)\n", t_chunks, t_whole);
     reader_case_release(&c);
     reader_case_release(&serial);
-    reader_case_release(&whole);
     free(text);
-    free(good);
 }
 
 void suite_swf(void)
