@@ -442,21 +442,21 @@ static int bench_decide(const char *spec, int reps)
 /* Where a run's time goes, period by period: the clock and the queue at
  * the first pass of each period, and at the last pass. The wall clock:
  * the CPU clock is a system call, 12% of this run when read every pass. */
-#define QUARTERS_MAX 64
-struct quarter_clock {
+#define PERIODS_MAX 64
+struct period_clock {
     sim_time period_us;
     uint32_t reached; /* periods whose first pass was seen */
-    double at[QUARTERS_MAX + 1];
-    uint32_t queued_at[QUARTERS_MAX + 1];
+    double at[PERIODS_MAX + 1];
+    uint32_t queued_at[PERIODS_MAX + 1];
     double last;
     uint32_t last_queued;
 };
 
-static void quarter_pass(void *ctx, const struct cluster_view *view, const struct policy_decisions *d)
+static void period_pass(void *ctx, const struct cluster_view *view, const struct policy_decisions *d)
 {
-    struct quarter_clock *qc = ctx;
+    struct period_clock *qc = ctx;
     double t = now_s();
-    while (qc->reached <= QUARTERS_MAX && view->now_us >= (sim_time)qc->reached * qc->period_us) {
+    while (qc->reached <= PERIODS_MAX && view->now_us >= (sim_time)qc->reached * qc->period_us) {
         qc->at[qc->reached] = t;
         qc->queued_at[qc->reached] = view->n_queued;
         qc->reached++;
@@ -486,9 +486,9 @@ static int bench_forecast_periods(const char *path)
         fprintf(stderr, "bench: %s\n", err.msg);
         goto done;
     }
-    struct quarter_clock qc = {.period_us = shape.period_us};
+    struct period_clock qc = {.period_us = shape.period_us};
     double t0 = now_s();
-    if (forecast_run_replication_observed(&s, 0, NULL, quarter_pass, &qc, &rep, &err) != 0) {
+    if (forecast_run_replication_observed(&s, 0, NULL, period_pass, &qc, &rep, &err) != 0) {
         fprintf(stderr, "bench: %s\n", err.msg);
         goto done;
     }

@@ -57,11 +57,12 @@ static void test_i64_matches_stable_qsort(void)
             size_t bad = 0;
             for (size_t i = 0; i < n; i++)
                 bad += key[i] != want[i].key || payload[i] != want[i].payload;
-            if (!CHECK_INT(bad, 0))
-                return;
+            int ok = CHECK_INT(bad, 0);
             free(key);
             free(payload);
             free(want);
+            if (!ok)
+                return;
         }
     }
     int64_t one = 5;
