@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +34,7 @@
 #include "agent/nvml.h"
 #include "agent/record.h"
 #include "agent/scheduler.h"
+#include "agent/state_lock.h"
 #include "agent/store.h"
 #include "models/workload.h"
 
@@ -1954,12 +1954,8 @@ static int lock_state_dir(struct daemon *d, struct err *err)
                   d->cfg->state_dir, (unsigned)(sb.st_mode & 0777));
     }
     snprintf(path, sizeof path, "%s/agent.lock", d->cfg->state_dir);
-    d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (d->lock_fd < 0)
-        return err_set(err, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0)
-        return err_set(err, NULL, 0, 0, "another agent holds '%s' (state_dir '%s' is in use)", path,
-                       d->cfg->state_dir);
+    if (state_lock_take(path, d->cfg->state_dir, &d->lock_fd, err) != 0)
+        return -1;
     snprintf(d->jobs_dir, sizeof d->jobs_dir, "%s/jobs", d->cfg->state_dir);
     if (mkdir(d->jobs_dir, 0700) != 0 && errno != EEXIST)
         return err_set(err, NULL, 0, 0, "cannot create '%s': %s", d->jobs_dir, strerror(errno));

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "agent/slurm_exec.h"
 #include "agent/slurm_json.h"
 #include "agent/slurm_store.h"
+#include "agent/state_lock.h"
 #include "sim/buffers.h"
 
 enum { SLURM_CMD_TIMEOUT_MS = 30000, MAX_JOB_NODES = 256, COMMENT_BATCH = 200 };
@@ -41,6 +41,11 @@ struct backend {
     struct slurm_store store;
     struct record rec;
     int rec_open;
+    /* Slurm has answered and named the partition's nodes at least once. Until
+     * then, failing passes mean Slurm cannot be used (the agent gives up);
+     * after, a failure is a pass's own (a job that ended as it was pinned, a
+     * slow slurmctld) and the next pass tries again. */
+    int reached;
     int lock_fd;
     struct buf out;
     /* one pass's snapshot */
@@ -750,6 +755,7 @@ static int pass(struct backend *b, int *worked, struct err *err)
         return err_set(err, NULL, 0, 0, "partition '%s' has no nodes (sinfo --json)", b->partition);
     if (build_inventory(b, err) != 0)
         return -1;
+    b->reached = 1;
     if (!b->rec_open) {
         char path[CONFIG_PATH_MAX + 32];
         if (b->cfg->trace[0])
@@ -800,12 +806,7 @@ static int lock_state(struct backend *b, struct err *err)
         return err_set(err, NULL, 0, 0, "cannot create state_dir '%s': %s", dir, strerror(errno));
     char path[CONFIG_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/slurm.lock", dir);
-    b->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (b->lock_fd < 0)
-        return err_set(err, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    if (flock(b->lock_fd, LOCK_EX | LOCK_NB) != 0)
-        return err_set(err, NULL, 0, 0, "another agent holds '%s' (state_dir '%s' is in use)", path, dir);
-    return 0;
+    return state_lock_take(path, dir, &b->lock_fd, err);
 }
 
 int slurm_backend_run(const struct agent_config *cfg, const char *partition, int poll_ms, struct err *err)
@@ -851,7 +852,7 @@ int slurm_backend_run(const struct agent_config *cfg, const char *partition, int
             }
             char msg[600];
             log_write(LOGL_WARN, "pass failed", "error=%s", log_quote(msg, sizeof msg, perr.msg));
-            if (!ready && ++failures >= 3) { /* a partition that does not exist, Slurm not reachable */
+            if (!b.reached && ++failures >= 3) { /* a partition that does not exist, Slurm not reachable */
                 err_clear(err);
                 if (strstr(perr.msg, "has no nodes"))
                     *err = perr; /* the admin's input */

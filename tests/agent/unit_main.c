@@ -11,6 +11,7 @@ void suite_agent_inventory(void);
 void suite_agent_protocol(void);
 void suite_agent_scheduler(void);
 void suite_agent_slurm_json(void);
+void suite_agent_state_lock(void);
 void suite_agent_store(void);
 
 int main(int argc, char **argv)
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
     suite_agent_protocol();
     suite_agent_scheduler();
     suite_agent_slurm_json();
+    suite_agent_state_lock();
     suite_agent_store();
     return test_report("agent unit");
 }

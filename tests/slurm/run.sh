@@ -220,7 +220,11 @@ check "crash: no job lost, none decided, pinned or started twice" \
 cat "$TMP/out"
 [ "$(grep '"id"' "$TMP/crash.state/trace.jsonl" | sed 's/,.*//' | sort | uniq | wc -l)" = 200 ] &&
   [ "$(grep -c '"id"' "$TMP/crash.state/trace.jsonl")" = 200 ] && pass || fail "crash: 200 distinct jobs in the trace"
-[ "$(grep -c 'agent started' "$TMP/crash.log")" = 11 ] && pass || fail "crash: 11 agent starts in the log"
+starts=$(grep -c 'agent started' "$TMP/crash.log")
+if [ "$starts" = 11 ]; then pass; else
+  fail "crash: $starts agent starts in the log, want 11 (kills: $kills)"
+  grep -E 'level=(warn|error)|msg="?agent st|^[a-z-]+: ' "$TMP/crash.log" | head -40 | sed 's/^/  | /'
+fi
 
 # --- preemption through scontrol requeuehold -----------------------------------
 # srtf: four long jobs (limit 10 min) fill the nodes; a short one (limit 1 min)
