@@ -336,6 +336,8 @@ int policy_host_open(struct policy_host *h, const char *spec, const struct polic
         }
     }
     h->kinds = declared_kinds(&h->pl);
+    /* plugins are never shown gaps: policy.h promises them a view without */
+    h->reads_gaps = !h->pl.handle && policy_registry_reads_gaps(h->pl.ops, h->pl.state);
     uint32_t serves = opt->host_kinds ? opt->host_kinds : POLICY_KINDS_ALL;
     uint32_t missing = h->kinds & ~serves;
     if (missing) {
@@ -355,6 +357,7 @@ void policy_host_adopt(struct policy_host *h, const struct policy_ops *ops, void
     h->pl.ops = ops;
     h->pl.state = state;
     h->kinds = POLICY_KINDS_ALL;
+    h->reads_gaps = policy_registry_reads_gaps(ops, state); /* a built-in's instance, or no */
     h->decide_timeout_s = POLICY_HOST_DEFAULT_TIMEOUT_S;
     snprintf(h->spec, sizeof h->spec, "%s", label ? label : ops->name);
     h->failed = -1; /* marks "not ours to destroy" for close */
@@ -620,14 +623,15 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
         if (x->kind == POLICY_PREEMPT)
             continue;
         if (x->kind == POLICY_RESERVE) {
-            if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
+            if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id ||
+                v->queued[x->job_index].gap)
                 return "reserved a job that is not waiting";
             continue;
         }
         if (x->kind != POLICY_START)
             return "unknown decision kind";
         /* the index must name a waiting job, and the id must be that job's */
-        if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id)
+        if (x->job_index >= v->n_queued || v->queued[x->job_index].id != x->job_id || v->queued[x->job_index].gap)
             return "started a job that is not waiting";
         if (mark_once(h->started, x->job_index, stamp))
             return "started a job twice";

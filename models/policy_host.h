@@ -60,6 +60,7 @@ struct policy_host {
     struct policy_plugin pl;  /* ops, state, library */
     char spec[1024];          /* as the user gave it */
     uint32_t kinds;           /* the decision kinds the policy may emit */
+    int reads_gaps;           /* a built-in that reads gaps in the queue (policy.h, policy_job.gap) */
     double decide_timeout_s;  /* <= 0: no limit */
     int guarded;              /* a plugin: crashes are caught */
     int failed;               /* crashed or hung: never called again */

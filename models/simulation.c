@@ -725,7 +725,7 @@ static int on_retirement(struct host *h, size_t index)
 static int on_sample(struct host *h, uint32_t k)
 {
     h->res->samples[k] = (struct sim_sample){(double)h->present_slots, (double)h->in_use_slots,
-                                             (double)h->queued_slots, (double)h->queue.n};
+                                             (double)h->queued_slots, (double)waiting_queue_waiting(&h->queue)};
     if (k + 1 < h->opt->n_samples &&
         !engine_schedule(&h->eng, h->opt->period_start_us + (sim_time)(k + 1) * h->opt->sample_us, EVENT_CLASS_TIMER,
                          SIM_EV_SAMPLE, k + 1, 0))
@@ -957,8 +957,8 @@ static int run_pass(struct host *h)
     for (uint32_t i = 0; i < h->n_preempt; i++)
         if (enqueue(h, h->preempt_w[i]) != 0)
             return -1;
-    if (h->queue.n > h->res->stats.max_queue_len)
-        h->res->stats.max_queue_len = h->queue.n;
+    if (waiting_queue_waiting(&h->queue) > h->res->stats.max_queue_len)
+        h->res->stats.max_queue_len = waiting_queue_waiting(&h->queue);
     return 0;
 }
 
@@ -966,7 +966,7 @@ static int run_pass(struct host *h)
  * pass over an unchanged state would decide nothing new). */
 static int pass_if_changed(struct host *h)
 {
-    if (!h->changed || h->queue.n == 0)
+    if (!h->changed || waiting_queue_waiting(&h->queue) == 0)
         return 0;
     h->changed = 0;
     return run_pass(h);
@@ -1024,7 +1024,8 @@ static int handle_instant_end(void *ctx, sim_time now)
         ps->peak_queued_slots = (double)h->queued_slots;
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
-    if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && h->queue.n == 0 && h->n_running == 0)
+    if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && waiting_queue_waiting(&h->queue) == 0 &&
+        h->n_running == 0)
         return SIM_DONE;
     return 0;
 }
@@ -1192,6 +1193,7 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
     int rc = -1;
     if (host_init(&h) != 0)
         goto done;
+    h.queue.keep_gaps = policy->reads_gaps && !opt->compact_queue;
     res->stats.total_slots = c->total_slots;
     if (opt->n_periods && opt->period_us > 0) {
         res->n_teams = w->teams.n + 1;

@@ -141,6 +141,9 @@ struct sim_options {
     /* tests: tell the policy nothing of how the queue changed between
      * passes (policy.h, ABI 4), as a host that does not track it would */
     int untracked_queue;
+    /* tests: close every gap a pass leaves in the queue, even for a policy
+     * that reads gaps (policy.h, policy_job.gap) */
+    int compact_queue;
 };
 
 struct sim_result {

@@ -9,7 +9,10 @@
  * job near the head moves the jobs before it down. The
  * buffers slide back, or grow, once the end is reached. Every write is
  * noted as a range of coordinates (offset + position) for the next view; a
- * slide moves every coordinate and promises nothing (tracked 0).
+ * slide moves every coordinate and promises nothing (tracked 0). For a
+ * policy that reads gaps, a start deep in a long queue leaves a gap open
+ * instead, closed with the others once they are an eighth of the queue
+ * (waiting_queue_close_gaps).
  * tests/unit/test_simulation.c checks the view pass after pass (every
  * waiting job once, in arrival order); tests/unit/test_queue_index.c that
  * replays with and without the record start every job alike. */
@@ -22,6 +25,9 @@
 
 /* Ranges of changed coordinates kept apart before they merge into one. */
 #define WAITING_QUEUE_RANGES 8
+/* A pass's gaps close at once when that moves at most this many jobs
+ * (a queue shorter than twice this never holds an open gap). */
+#define WAITING_QUEUE_GAP_MOVES 256
 
 struct waiting_queue {
     struct policy_job *jobs; /* jobs[0..n): the view's queued[] */
@@ -37,6 +43,10 @@ struct waiting_queue {
     uint64_t dirty[2 * WAITING_QUEUE_RANGES];
     uint32_t n_dirty;
     int tracked; /* 0 until the first view, and after a slide */
+    /* the policy reads gaps (policy.h, policy_job.gap): those that are
+     * costly to close may stay open; n_gaps of jobs[0..n) are */
+    int keep_gaps;
+    uint32_t n_gaps;
 };
 
 void waiting_queue_init(struct waiting_queue *q);
@@ -49,6 +59,8 @@ int waiting_queue_insert(struct waiting_queue *q, uint32_t wi, uint32_t *pos);
  * removes the marked ones, so positions stay those of the view until then. */
 void waiting_queue_mark(struct waiting_queue *q, uint32_t pos);
 void waiting_queue_close_gaps(struct waiting_queue *q);
+/* The jobs waiting: n less the open gaps. */
+uint32_t waiting_queue_waiting(const struct waiting_queue *q);
 /* Fills the view's queue and its record (tracked only if `record`), as of
  * the last waiting_queue_seen(). */
 void waiting_queue_view(const struct waiting_queue *q, struct cluster_view *v, int record);

@@ -137,7 +137,7 @@ static int run_none(struct backfill_pass *pass, int64_t *free_now, uint32_t *hea
 {
     const struct cluster_view *v = pass->view;
     for (uint32_t k = 0; k < v->n_queued; k++) {
-        if (!admitted(pass, pass->order[k]))
+        if (v->queued[pass->order[k]].gap || !admitted(pass, pass->order[k]))
             continue;
         int rc = start_or_preempt(pass, pass->order[k], free_now);
         if (rc < 0)
@@ -350,6 +350,8 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
         }
         uint32_t qi = pass->order[k];
         const struct policy_job *job = &v->queued[qi];
+        if (job->gap)
+            continue;
         int32_t takes = slots_taken(pass, job);
         if (takes > free_now || !admitted(pass, qi))
             continue;

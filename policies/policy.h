@@ -87,7 +87,16 @@ struct policy_job {
     int32_t user;        /* host's user index, -1 = unknown */
     int32_t team;        /* host's team index, -1 = unknown */
     int32_t priority;    /* QoS / user priority input; 0 = default */
-    int32_t reserved_pad;
+    /* 1: a gap, not a job. The job that stood here has left the queue (it
+     * started) and the host has not closed its place yet: a start deep in a
+     * queue of tens of thousands would otherwise move every job on one side
+     * of it, each pass. Only built-in policies that say they read gaps
+     * (policies/registry.h, policy_registry_reads_gaps) are ever shown one;
+     * a plugin's view holds none, and the field is 0 there (it was padding
+     * before, so the layout is ABI 4's). A gap keeps the id and arrival of
+     * the job that left, so the queue stays in arrival order; deciding on it
+     * breaks the contract. */
+    int32_t gap;
     /* The start the policy promised this job in an earlier pass (its last
      * POLICY_RESERVE), or -1. Hosts keep it, so a policy that honours its
      * promises (conservative backfilling) stays a pure function of the view. */
@@ -147,7 +156,8 @@ struct cluster_view {
     int64_t total_slots; /* on up nodes */
     int64_t free_slots;  /* on up nodes */
 
-    /* Waiting jobs in arrival order (submit time, then arrival sequence). */
+    /* Waiting jobs in arrival order (submit time, then arrival sequence);
+     * for a policy that reads gaps, entries with gap set lie among them. */
     const struct policy_job *queued;
     uint32_t n_queued;
 
@@ -192,6 +202,10 @@ struct cluster_view {
     const uint64_t *queue_dirty;
     uint32_t n_queue_dirty;
     int32_t queue_tracked;
+
+    /* How many entries of queued[] are gaps (policy_job.gap): the jobs
+     * waiting are n_queued - n_queue_gaps. 0 in every view a plugin sees. */
+    uint32_t n_queue_gaps;
 };
 
 /* Whether a job may run on a node of type t (its GPU-model constraint). */

@@ -19,9 +19,12 @@ void queue_index_release(struct queue_index *x)
     queue_index_init(x);
 }
 
-/* A job's slots as the index counts them: a fractional job may take none. */
+/* A job's slots as the index counts them: a fractional job may take none;
+ * a gap (policy.h) is never a candidate. */
 static int32_t job_slots(const struct policy_job *job)
 {
+    if (job->gap)
+        return INT32_MAX;
     return job->milli > 0 ? 0 : job->slots;
 }
 
@@ -52,6 +55,8 @@ static void block_set(struct queue_index *x, const struct cluster_view *v, uint6
         least[c] = INT64_MAX;
     for (uint64_t c = lo; c < hi; c++) {
         const struct policy_job *job = &v->queued[c - v->queue_origin];
+        if (job->gap)
+            continue;
         int32_t s = job_slots(job);
         int64_t d = queue_job_duration(job);
         uint32_t k = size_class(x, s);
@@ -180,10 +185,11 @@ struct query {
     uint32_t room_class; /* size_class(room) */
 };
 
-/* Whether a job may be one the walk would try. */
+/* Whether a job may be one the walk would try (a gap's INT32_MAX slots
+ * exceed any room a pass has). */
 static int may_try(const struct query *q, int32_t slots, int64_t dur)
 {
-    return slots <= q->room && (dur <= q->window || slots <= q->extra);
+    return slots <= q->room && slots != INT32_MAX && (dur <= q->window || slots <= q->extra);
 }
 
 /* Whether node k's jobs may hold one: one small enough to fit in the spare

@@ -475,6 +475,12 @@ uint32_t queue_policy_decision_kinds(const void *state)
     return kinds;
 }
 
+int queue_policy_reads_gaps(const void *state)
+{
+    const struct queue_policy *q = state;
+    return classic(q) && q->ordering == ORDERING_FCFS && (q->mode == BACKFILL_NONE || q->mode == BACKFILL_EASY);
+}
+
 int queue_policy_last_pass_kept(const void *state)
 {
     return ((const struct queue_policy *)state)->promises.kept;

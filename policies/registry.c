@@ -103,6 +103,11 @@ uint32_t policy_registry_decision_kinds(const struct policy_ops *ops, const void
     return POLICY_KINDS_ALL;
 }
 
+int policy_registry_reads_gaps(const struct policy_ops *ops, const void *state)
+{
+    return ops == &queue_policy_ops && queue_policy_reads_gaps(state);
+}
+
 size_t policy_registry_count(void)
 {
     return sizeof builtin_policies / sizeof *builtin_policies;

@@ -25,6 +25,9 @@ int policy_registry_create(const char *spec, const struct policy_ops **ops, void
                            size_t err_len);
 /* The decision kinds (POLICY_KINDS_*) a built-in instance may emit. */
 uint32_t policy_registry_decision_kinds(const struct policy_ops *ops, const void *state);
+/* 1 when a built-in instance reads gaps in the queue (policy.h,
+ * policy_job.gap), so a host may leave them open; 0 for every other. */
+int policy_registry_reads_gaps(const struct policy_ops *ops, const void *state);
 size_t policy_registry_count(void);
 const struct policy_ops *policy_registry_at(size_t index);
 

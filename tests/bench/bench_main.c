@@ -458,11 +458,11 @@ static void period_pass(void *ctx, const struct cluster_view *view, const struct
     double t = now_s();
     while (qc->reached <= PERIODS_MAX && view->now_us >= (sim_time)qc->reached * qc->period_us) {
         qc->at[qc->reached] = t;
-        qc->queued_at[qc->reached] = view->n_queued;
+        qc->queued_at[qc->reached] = view->n_queued - view->n_queue_gaps;
         qc->reached++;
     }
     qc->last = t;
-    qc->last_queued = view->n_queued;
+    qc->last_queued = view->n_queued - view->n_queue_gaps;
 }
 
 /* One replication of a forecast scenario, its time split by the

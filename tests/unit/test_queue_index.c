@@ -203,25 +203,44 @@ static void test_next_equals_scan(void)
     next_equals_scan(0, QUEUE_INDEX_SCAN_BELOW);
 }
 
-/* Whole replays under the policies the index serves, the host's record
- * given and withheld: the same start for every job. */
+/* The most gaps (policy_job.gap) a replay's views held. */
+static void most_gaps(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
+{
+    (void)d;
+    uint32_t *most = ctx;
+    *most = v->n_queue_gaps > *most ? v->n_queue_gaps : *most;
+}
+
+/* Whole replays under the policies the index serves: with the host's
+ * record, with the record withheld, and with every gap closed at once (the
+ * queue as a policy that reads no gaps sees it): the same start for every
+ * job, and the first run did leave gaps open. */
 static void test_replay_with_and_without_record(void)
 {
-    const char *specs[] = {"fcfs+easy", "fcfs+easy+spread", "fcfs+easy+pack"};
-    for (int s = 0; s < 3; s++)
+    const char *specs[] = {"fcfs+easy", "fcfs+easy+spread", "fcfs+easy+pack", "fcfs"};
+    for (int s = 0; s < 4; s++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
             struct workload w;
             fixture_random_workload(&w, 3000, 16, 100 * seed + (uint64_t)s);
-            double *a = malloc(w.n * sizeof *a), *b = malloc(w.n * sizeof *b);
+            double *a = malloc(w.n * sizeof *a), *b = malloc(w.n * sizeof *b), *c = malloc(w.n * sizeof *c);
             struct sim_options opt;
             sim_options_init(&opt);
+            uint32_t gaps = 0;
+            opt.on_pass = most_gaps;
+            opt.hook_ctx = &gaps;
             CHECK_INT(fixture_replay(&w, 4, 4, specs[s], a, &opt), 0);
+            opt.on_pass = NULL;
             opt.untracked_queue = 1;
             CHECK_INT(fixture_replay(&w, 4, 4, specs[s], b, &opt), 0);
-            if (!CHECK(memcmp(a, b, w.n * sizeof *a) == 0))
-                printf("  %s, seed %llu\n", specs[s], (unsigned long long)seed);
+            opt.untracked_queue = 0;
+            opt.compact_queue = 1;
+            CHECK_INT(fixture_replay(&w, 4, 4, specs[s], c, &opt), 0);
+            if (!CHECK(memcmp(a, b, w.n * sizeof *a) == 0) || !CHECK(memcmp(a, c, w.n * sizeof *a) == 0) ||
+                !CHECK(s == 3 || gaps > 0))
+                printf("  %s, seed %llu (at most %u gaps)\n", specs[s], (unsigned long long)seed, gaps);
             free(a);
             free(b);
+            free(c);
             workload_release(&w);
         }
 }
@@ -352,6 +371,6 @@ void suite_queue_index(void)
              test_next_equals_scan);
     test_run("queue index: EASY's pass decides alike with the index and reading every job, on 300 views",
              test_pass_equals_full_walk);
-    test_run("queue index: replays with and without the host's record start every job alike",
+    test_run("queue index: replays with and without the host's record, and with gaps closed at once, start every job alike",
              test_replay_with_and_without_record);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "models/waiting_queue.h"
+#include "sim/pcg32.h"
 #include "policies/registry.h"
 #include "tests/unit/sim_fixture.h"
 #include "tests/unit/suites.h"
@@ -264,7 +265,11 @@ static void test_running_by_end_ties(void)
  * host keeps the queue at an offset in its buffers and closes each gap
  * toward the nearer end; long random runs with starts near the head
  * (FCFS), deep in the queue (backfilling) and preemptions requeued near
- * the head take every path. */
+ * the head take every path. For a policy that reads gaps (fcfs+easy,
+ * fcfs) a start deep in the queue may leave a gap: entries with gap set
+ * keep arrival order, never lie at either end, are counted in the view's
+ * n_queue_gaps, are at most an eighth of the queue after a pass's close,
+ * and are no job (the job they held is running). */
 enum { QUEUE_JOBS = 3000 };
 
 struct queue_log {
@@ -278,6 +283,8 @@ struct queue_log {
     uint64_t last_origin;
     uint32_t last_n;
     int moved_kept; /* jobs outside the changed ranges that were not where the record says */
+    int gaps_miscounted, gaps_at_ends, gaps_too_many;
+    uint64_t gaps_seen; /* over all views */
     int both_ends; /* tracked views with changes at both ends and jobs kept between them */
 };
 
@@ -302,7 +309,7 @@ static void check_queue_record(struct queue_log *log, const struct cluster_view 
                 continue;
             }
             if (c < log->last_origin || c >= log->last_origin + log->last_n ||
-                log->last_id[c - log->last_origin] != v->queued[i].id)
+                log->last_id[c - log->last_origin] != (v->queued[i].gap ? -v->queued[i].id : v->queued[i].id))
                 log->moved_kept++;
             kept++;
         }
@@ -311,7 +318,7 @@ static void check_queue_record(struct queue_log *log, const struct cluster_view 
     log->last_origin = v->queue_origin;
     log->last_n = v->n_queued;
     for (uint32_t i = 0; i < v->n_queued && i < QUEUE_JOBS; i++)
-        log->last_id[i] = v->queued[i].id;
+        log->last_id[i] = v->queued[i].gap ? -v->queued[i].id : v->queued[i].id; /* a gap is another entry */
 }
 
 static void check_queue(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
@@ -323,13 +330,23 @@ static void check_queue(void *ctx, const struct cluster_view *v, const struct po
     if (v->n_queued > log->deepest)
         log->deepest = v->n_queued;
     memset(log->where, 0, sizeof log->where);
+    uint32_t gaps = 0;
     for (uint32_t i = 0; i < v->n_queued; i++) {
         int64_t id = v->queued[i].id;
         if (i > 0 && id <= v->queued[i - 1].id)
             log->disorder++;
+        if (v->queued[i].gap) {
+            gaps++;
+            continue;
+        }
         log->twice += log->where[id] != 0;
         log->where[id] = 1;
     }
+    log->gaps_miscounted += gaps != v->n_queue_gaps;
+    log->gaps_at_ends += v->n_queued > 0 && (v->queued[0].gap || v->queued[v->n_queued - 1].gap);
+    /* a pass's close leaves at most an eighth; arrivals since only add jobs */
+    log->gaps_too_many += gaps > (v->n_queued - gaps) / 7 + 1;
+    log->gaps_seen += gaps;
     for (uint32_t i = 0; i < v->n_running; i++) {
         int64_t id = v->running[i].job.id;
         log->twice += log->where[id] != 0;
@@ -362,10 +379,15 @@ static void test_queue_view_in_order(void)
         for (size_t i = 0; i < w.n; i++)
             never += starts[i] < 0;
         if (!CHECK_INT(log->disorder, 0) || !CHECK_INT(log->twice, 0) || !CHECK_INT(log->back, 0) ||
-            !CHECK_INT(never, 0) || !CHECK_INT(log->moved_kept, 0))
+            !CHECK_INT(never, 0) || !CHECK_INT(log->moved_kept, 0) || !CHECK_INT(log->gaps_miscounted, 0) ||
+            !CHECK_INT(log->gaps_at_ends, 0) || !CHECK_INT(log->gaps_too_many, 0))
             printf("  policy %s\n", specs[s]);
         if (s == 0) /* EASY starts the head and a backfilled job deep down in one pass */
             CHECK(log->both_ends > 0);
+        if (s == 0) /* and leaves gaps open deep in the queue */
+            CHECK(log->gaps_seen > 0);
+        if (s >= 2) /* policies that read no gaps are shown none */
+            CHECK_INT(log->gaps_seen, 0);
         CHECK(log->passes > QUEUE_JOBS);
         CHECK(log->deepest > 100); /* deep enough to grow the buffers and slide */
         free(starts);
@@ -414,9 +436,120 @@ static void test_waiting_queue_gaps_close_toward_nearer_end(void)
     waiting_queue_release(&q);
 }
 
+/* For a policy that reads gaps: a start deep in a long queue leaves a gap
+ * (marked, counted, its coordinate in the record); starts near either end
+ * close at once; once the gaps are an eighth of the queue they all close.
+ * Then random passes of starts and arrivals against a list of the jobs
+ * that must be waiting: the entries that are no gap are exactly those, in
+ * order; no gap at either end; the count right. */
+static void test_waiting_queue_keeps_costly_gaps(void)
+{
+    enum { N = 2000 };
+    struct waiting_queue q;
+    waiting_queue_init(&q);
+    q.keep_gaps = 1;
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t pos;
+        CHECK_INT(waiting_queue_insert(&q, i, &pos), 0);
+        q.jobs[pos] = (struct policy_job){.id = i};
+    }
+    waiting_queue_seen(&q);
+    uint64_t origin = q.off;
+    waiting_queue_mark(&q, 0);
+    waiting_queue_mark(&q, 1000);
+    waiting_queue_mark(&q, N - 1);
+    waiting_queue_close_gaps(&q);
+    CHECK_INT(q.n, N - 2); /* the head and the last closed, 1000 is a gap */
+    CHECK_INT(q.n_gaps, 1);
+    CHECK_INT(waiting_queue_waiting(&q), N - 3);
+    CHECK_INT(q.off, origin + 1);
+    CHECK_INT(q.jobs[999].id, 1000);
+    CHECK_INT(q.jobs[999].gap, 1);
+    CHECK_INT(q.jobs[998].gap + q.jobs[1000].gap, 0);
+    struct cluster_view v;
+    memset(&v, 0, sizeof v);
+    waiting_queue_view(&q, &v, 1);
+    CHECK_INT(v.n_queue_gaps, 1);
+    int named = 0;
+    for (uint32_t k = 0; k < v.n_queue_dirty; k++)
+        named |= v.queue_dirty[2 * k] <= origin + 1000 && origin + 1000 < v.queue_dirty[2 * k + 1];
+    CHECK(named); /* the gap's coordinate is in the record */
+    uint64_t covered = 0;
+    for (uint32_t k = 0; k < v.n_queue_dirty; k++)
+        covered += v.queue_dirty[2 * k + 1] - v.queue_dirty[2 * k];
+    CHECK(covered <= 4); /* no job moved */
+    waiting_queue_seen(&q);
+    /* deep starts, one a pass, until the gaps would pass an eighth */
+    uint32_t passes = 0;
+    while (q.n_gaps > 0 && passes < 400) {
+        uint32_t p = q.n / 2;
+        while (q.jobs[p].gap)
+            p++;
+        waiting_queue_mark(&q, p);
+        waiting_queue_close_gaps(&q);
+        passes++;
+    }
+    CHECK(passes > 200 && passes < 400); /* about n / 8 of them, then all closed at once */
+    CHECK_INT(q.n, waiting_queue_waiting(&q));
+    uint32_t disorder = 0;
+    for (uint32_t i = 0; i < q.n; i++)
+        disorder += q.jobs[i].gap || (i > 0 && q.jobs[i].id <= q.jobs[i - 1].id) || q.w[i] != (uint32_t)q.jobs[i].id;
+    CHECK_INT(disorder, 0);
+
+    /* random passes against the list of jobs that must be waiting */
+    struct pcg32 r;
+    pcg32_stream(&r, 5, RNG_TEST, 0);
+    uint8_t *waiting = calloc(40000, 1);
+    for (uint32_t i = 0; i < q.n; i++)
+        waiting[q.jobs[i].id] = 1;
+    uint32_t next_id = N, wrong = 0, ends = 0, miscount = 0, most = 0;
+    for (int pass = 0; pass < 3000 && next_id < 40000; pass++) {
+        uint32_t starts = pcg32_bounded(&r, 4);
+        for (uint32_t s = 0; s < starts && q.n; s++) {
+            uint32_t p = pcg32_bounded(&r, 8) == 0 ? 0 : pcg32_bounded(&r, q.n);
+            if (q.jobs[p].gap)
+                continue;
+            waiting_queue_mark(&q, p);
+            waiting[q.jobs[p].id] = 0;
+        }
+        waiting_queue_close_gaps(&q);
+        uint32_t arrivals = pcg32_bounded(&r, 5);
+        for (uint32_t a = 0; a < arrivals && next_id < 40000; a++, next_id++) {
+            uint32_t pos;
+            CHECK_INT(waiting_queue_insert(&q, next_id, &pos), 0);
+            q.jobs[pos] = (struct policy_job){.id = next_id};
+            waiting[next_id] = 1;
+        }
+        uint32_t gaps = 0, at = 0;
+        for (uint32_t i = 0; i < q.n; i++) {
+            if (q.jobs[i].gap) {
+                gaps++;
+                continue;
+            }
+            while (at < next_id && !waiting[at])
+                at++;
+            wrong += q.jobs[i].id != at || q.w[i] != at;
+            at++;
+        }
+        while (at < next_id && !waiting[at])
+            at++;
+        wrong += at != next_id; /* a waiting job missing */
+        miscount += gaps != q.n_gaps;
+        ends += q.n > 0 && (q.jobs[0].gap || q.jobs[q.n - 1].gap);
+        most = gaps > most ? gaps : most;
+    }
+    CHECK_INT(wrong, 0);
+    CHECK_INT(miscount, 0);
+    CHECK_INT(ends, 0);
+    CHECK(most > 10); /* gaps did stay open */
+    free(waiting);
+    waiting_queue_release(&q);
+}
+
 void suite_simulation(void)
 {
     test_run("waiting queue: gaps close toward the nearer end", test_waiting_queue_gaps_close_toward_nearer_end);
+    test_run("waiting queue: costly gaps stay open, for a policy that reads them", test_waiting_queue_keeps_costly_gaps);
     test_run("policy host refuses kinds it cannot carry out", test_host_kinds_refused_at_creation);
     test_run("policy host orders running jobs by end with one tie rule", test_running_by_end_ties);
     test_run("simulation EASY never delays the head", test_easy_never_delays_head);
