@@ -431,6 +431,11 @@ static int conservative_settle(struct backfill_pass *pass, uint32_t qi, int64_t 
             return -1;
         return 1;
     }
+    /* the host keeps the last promise in reserved_us (policy.h): told again
+     * only when it changes, a pass over a deep queue whose promises all
+     * hold says nothing of them */
+    if (job->reserved_us == at)
+        return 0;
     return emit(pass->out, POLICY_RESERVE, qi, job, at, 0, 0) != 0 ? -1 : 0;
 }
 

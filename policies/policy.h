@@ -219,7 +219,9 @@ enum policy_decision_kind {
     POLICY_PREEMPT = 2, /* stop running[job_index] and requeue it: it keeps its place in
                          * arrival order and loses the work since its last checkpoint;
                          * its slots are free for the STARTs after it in the same pass */
-    POLICY_RESERVE = 3  /* informational: queued[job_index] is planned to start at at_us */
+    POLICY_RESERVE = 3  /* informational: queued[job_index] is planned to start at at_us; the
+                         * host keeps the last one in reserved_us, so a promise that holds
+                         * need not be repeated (conservative says only what changed) */
 };
 
 /* Decision kinds as bits: what a policy may emit, what a host carries out. */

@@ -280,6 +280,63 @@ static void test_ordering_names(void)
     CHECK_NEAR(b.primary, -(89.0 / 5.0) * (89.0 / 5.0) * (89.0 / 5.0) * 2, 1e-9);
 }
 
+/* Conservative tells a promise only when it differs from the one the view
+ * holds (the host keeps the last in reserved_us): a first pass promises
+ * each waiting job; the same view with those promises kept says nothing
+ * of them; the last one lost is told again, alone. A fresh instance each
+ * time: the rule is a function of the view. 10 slots, 8 held until 100 s;
+ * 6, 4 and 3 slots wait (none fits the 2 free now). */
+static int conservative_reserves(struct cluster_view *v, struct policy_job *queued, int apply)
+{
+    const struct policy_ops *ops;
+    void *state;
+    char msg[256];
+    if (!CHECK_INT(policy_registry_create("fcfs+conservative", &ops, &state, msg, sizeof msg), 0))
+        return -1;
+    struct policy_decision items[8];
+    struct policy_alloc allocs[16];
+    struct policy_decisions out = {items, 0, 8, allocs, 0, 16};
+    int n = -1;
+    if (CHECK_INT(ops->decide(state, v, &out), 0)) {
+        n = 0;
+        for (uint32_t k = 0; k < out.n; k++) {
+            CHECK_INT(items[k].kind, POLICY_RESERVE);
+            if (apply)
+                queued[items[k].job_index].reserved_us = items[k].at_us;
+            n++;
+        }
+    }
+    ops->destroy(state);
+    return n;
+}
+
+static void test_conservative_tells_changes(void)
+{
+    const int64_t s = 1000000;
+    struct policy_node node = {0, POLICY_NODE_UP, 10, 2, -1, -1, -1, 0, 0, 0};
+    uint32_t with_free[1] = {0};
+    struct policy_alloc held[1] = {{0, 8, 0, 0}};
+    struct policy_running running[1] = {
+        {{.id = 1, .estimate_us = 100 * s, .slots = 8, .user = -1, .team = -1, .reserved_us = -1}, 0, 100 * s, 0, 1}};
+    uint32_t by_end[1] = {0};
+    struct policy_job queued[3] = {
+        {.id = 11, .submit_us = 10 * s, .estimate_us = 50 * s, .slots = 6, .user = -1, .team = -1, .reserved_us = -1},
+        {.id = 12, .submit_us = 20 * s, .estimate_us = 500 * s, .slots = 4, .user = -1, .team = -1, .reserved_us = -1},
+        {.id = 13, .submit_us = 30 * s, .estimate_us = 10 * s, .slots = 3, .user = -1, .team = -1, .reserved_us = -1}};
+    struct cluster_view v = {.now_us = 20 * s, .nodes = &node, .n_nodes = 1, .nodes_with_free = with_free,
+                             .n_nodes_with_free = 1, .total_slots = 10, .free_slots = 2, .queued = queued,
+                             .n_queued = 3, .running = running, .running_by_end = by_end, .n_running = 1,
+                             .allocs = held};
+    CHECK_INT(conservative_reserves(&v, queued, 1), 3);
+    CHECK_INT(queued[0].reserved_us, 100 * s);
+    CHECK_INT(queued[1].reserved_us, 100 * s);
+    CHECK_INT(queued[2].reserved_us, 150 * s); /* 6 + 4 of 10 until 150 */
+    CHECK_INT(conservative_reserves(&v, queued, 0), 0);
+    queued[2].reserved_us = -1; /* the last: placed again where it was */
+    CHECK_INT(conservative_reserves(&v, queued, 1), 1);
+    CHECK_INT(queued[2].reserved_us, 150 * s);
+}
+
 void suite_policies(void)
 {
     test_run("policies EASY vs conservative classic", test_easy_vs_conservative);
@@ -293,4 +350,5 @@ void suite_policies(void)
     test_run("policies EASY shadow: a job past its expected end", test_easy_past_expected_end);
     test_run("policies replay conventions fleetsim, pyss, cqsim", test_conventions);
     test_run("policies ordering names", test_ordering_names);
+    test_run("policies conservative tells a promise only when it changes", test_conservative_tells_changes);
 }
