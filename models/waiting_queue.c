@@ -93,9 +93,22 @@ int waiting_queue_insert(struct waiting_queue *q, uint32_t wi, uint32_t *pos)
 {
     if (room(q) != 0)
         return -1;
+    /* after every job that arrived before it (w[] ascends, gaps included):
+     * an arrival lands at the end at once; a requeued job (preempted, or
+     * interrupted by a failure) is found by bisection, not by a walk back
+     * over a backlog of tens of thousands */
     uint32_t p = q->n;
-    while (p > 0 && q->w[p - 1] > wi)
-        p--;
+    if (p > 0 && q->w[p - 1] > wi) {
+        uint32_t lo = 0, hi = p - 1; /* the first w > wi lies in [lo, hi] */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (q->w[mid] > wi)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        p = lo;
+    }
     if (p < q->n - p && q->off > 0) {
         /* near the head: the jobs before it move down one */
         q->off--;
