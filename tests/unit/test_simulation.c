@@ -439,7 +439,7 @@ static void test_waiting_queue_gaps_close_toward_nearer_end(void)
 /* For a policy that reads gaps: a start deep in a long queue leaves a gap
  * (marked, counted, its coordinate in the record); starts near either end
  * close at once; once the gaps are an eighth of the queue they all close.
- * Then random passes of starts and arrivals against a list of the jobs
+ * Then random passes of starts, arrivals and requeues against a list of the jobs
  * that must be waiting: the entries that are no gap are exactly those, in
  * order; no gap at either end; the count right. */
 static void test_waiting_queue_keeps_costly_gaps(void)
@@ -502,7 +502,7 @@ static void test_waiting_queue_keeps_costly_gaps(void)
     uint8_t *waiting = calloc(40000, 1);
     for (uint32_t i = 0; i < q.n; i++)
         waiting[q.jobs[i].id] = 1;
-    uint32_t next_id = N, wrong = 0, ends = 0, miscount = 0, most = 0;
+    uint32_t next_id = N, wrong = 0, ends = 0, miscount = 0, most = 0, requeued = 0;
     for (int pass = 0; pass < 3000 && next_id < 40000; pass++) {
         uint32_t starts = pcg32_bounded(&r, 4);
         for (uint32_t s = 0; s < starts && q.n; s++) {
@@ -519,6 +519,18 @@ static void test_waiting_queue_keeps_costly_gaps(void)
             CHECK_INT(waiting_queue_insert(&q, next_id, &pos), 0);
             q.jobs[pos] = (struct policy_job){.id = next_id};
             waiting[next_id] = 1;
+        }
+        if (pcg32_bounded(&r, 4) == 0) {
+            /* a job that started comes back (preempted, or its node
+             * failed): where it arrived, maybe beside its own open gap */
+            uint32_t id = pcg32_bounded(&r, next_id);
+            if (!waiting[id]) {
+                uint32_t pos;
+                CHECK_INT(waiting_queue_insert(&q, id, &pos), 0);
+                q.jobs[pos] = (struct policy_job){.id = id};
+                waiting[id] = 1;
+                requeued++;
+            }
         }
         uint32_t gaps = 0, at = 0;
         for (uint32_t i = 0; i < q.n; i++) {
@@ -542,6 +554,7 @@ static void test_waiting_queue_keeps_costly_gaps(void)
     CHECK_INT(miscount, 0);
     CHECK_INT(ends, 0);
     CHECK(most > 10); /* gaps did stay open */
+    CHECK(requeued > 100);
     free(waiting);
     waiting_queue_release(&q);
 }
