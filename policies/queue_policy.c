@@ -35,7 +35,7 @@ struct queue_policy {
     struct preempt preempt;
     struct backfill_hooks hooks;
 
-    struct ordering_key *keys;
+    struct ordering_key *keys, *keys_scratch;
     struct quota_key *qkeys;
     uint32_t *order;
     double *tier_queued;
@@ -268,6 +268,7 @@ static void queue_policy_destroy(void *state)
     if (!q)
         return;
     free(q->keys);
+    free(q->keys_scratch);
     free(q->qkeys);
     free(q->order);
     free(q->tier_queued);
@@ -302,6 +303,10 @@ static int grow_queued(struct queue_policy *q, uint32_t n)
     if (!keys)
         return -1;
     q->keys = keys;
+    keys = realloc(q->keys_scratch, cap * sizeof *keys);
+    if (!keys)
+        return -1;
+    q->keys_scratch = keys;
     uint32_t *order = realloc(q->order, cap * sizeof *order);
     if (!order)
         return -1;
@@ -318,11 +323,6 @@ static int grow_queued(struct queue_policy *q, uint32_t n)
     }
     q->cap = cap;
     return 0;
-}
-
-static int key_cmp(const void *pa, const void *pb)
-{
-    return ordering_key_compare(pa, pb);
 }
 
 static int quota_key_cmp(const void *pa, const void *pb)
@@ -421,7 +421,7 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
             q->order[q->identity_len] = q->identity_len;
     } else if (classic(q)) {
         q->identity_len = 0;
-        ordering_sort(q->ordering, view, 0, q->keys, q->order);
+        ordering_sort(q->ordering, view, 0, q->keys, q->keys_scratch, q->order);
     } else {
         q->identity_len = 0;
         if (rank_queued(q, view) != 0)
@@ -437,7 +437,7 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
             for (uint32_t i = 0; i < view->n_queued; i++)
                 q->order[i] = q->qkeys[i].key.index;
         } else {
-            qsort(q->keys, view->n_queued, sizeof *q->keys, key_cmp);
+            ordering_keys_sort(q->keys, view->n_queued, q->keys_scratch);
             for (uint32_t i = 0; i < view->n_queued; i++)
                 q->order[i] = q->keys[i].index;
         }

@@ -1,8 +1,11 @@
 /* Hand-computed schedules for every ordering x backfilling on small traces. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "policies/ordering.h"
 #include "policies/registry.h"
+#include "sim/pcg32.h"
 #include "tests/unit/sim_fixture.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
@@ -337,6 +340,49 @@ static void test_conservative_tells_changes(void)
     CHECK_INT(queued[2].reserved_us, 150 * s);
 }
 
+static int key_cmp_for_qsort(const void *a, const void *b)
+{
+    return ordering_key_compare(a, b);
+}
+
+/* The ordering's own sort against qsort with the ordering's comparison, on
+ * random keys with many ties in the first and second keys (the index
+ * decides then), negative values and zeros of both signs, at sizes around
+ * the insertion runs and the merge widths. */
+static void test_keys_sort_equals_qsort(void)
+{
+    static const uint32_t sizes[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 1000, 4097};
+    struct pcg32 r;
+    pcg32_stream(&r, 3, RNG_TEST, 0);
+    struct ordering_key *a = malloc(4097 * sizeof *a), *b = malloc(4097 * sizeof *b), *t = malloc(4097 * sizeof *t);
+    int wrong = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (int round = 0; round < 20; round++) {
+            uint32_t n = sizes[k];
+            for (uint32_t i = 0; i < n; i++) {
+                double p = (double)pcg32_bounded(&r, round % 2 ? 5 : 1000) - 2.0;
+                if (pcg32_bounded(&r, 10) == 0)
+                    p = pcg32_bounded(&r, 2) ? 0.0 : -0.0;
+                double q = (double)pcg32_bounded(&r, 3) * 0.5;
+                a[i] = (struct ordering_key){p, q, i};
+            }
+            for (uint32_t i = n; i > 1; i--) { /* the indices shuffled: distinct, in no order */
+                uint32_t j = pcg32_bounded(&r, i), x = a[i - 1].index;
+                a[i - 1].index = a[j].index;
+                a[j].index = x;
+            }
+            memcpy(b, a, n * sizeof *a);
+            qsort(a, n, sizeof *a, key_cmp_for_qsort);
+            ordering_keys_sort(b, n, t);
+            for (uint32_t i = 0; i < n; i++)
+                wrong += a[i].index != b[i].index;
+        }
+    CHECK_INT(wrong, 0);
+    free(a);
+    free(b);
+    free(t);
+}
+
 void suite_policies(void)
 {
     test_run("policies EASY vs conservative classic", test_easy_vs_conservative);
@@ -351,4 +397,5 @@ void suite_policies(void)
     test_run("policies replay conventions fleetsim, pyss, cqsim", test_conventions);
     test_run("policies ordering names", test_ordering_names);
     test_run("policies conservative tells a promise only when it changes", test_conservative_tells_changes);
+    test_run("policies ordering keys sorted as qsort sorts them", test_keys_sort_equals_qsort);
 }
