@@ -396,6 +396,24 @@ static void test_queue_view_in_order(void)
     }
 }
 
+/* Job `id` (its workload index too) into the queue where it arrived. */
+static void queue_push(struct waiting_queue *q, uint32_t id)
+{
+    uint32_t pos;
+    CHECK_INT(waiting_queue_insert(q, id, &pos), 0);
+    q->jobs[pos] = (struct policy_job){.id = id};
+}
+
+/* A queue of jobs 0..n-1, seen by a policy. */
+static void queue_fill(struct waiting_queue *q, uint32_t n, int keep_gaps)
+{
+    waiting_queue_init(q);
+    q->keep_gaps = keep_gaps;
+    for (uint32_t i = 0; i < n; i++)
+        queue_push(q, i);
+    waiting_queue_seen(q);
+}
+
 /* Gaps near both ends of a deep queue close toward their own ends: only
  * the jobs between each gap and its end move (one direction for all moved
  * the whole queue), every other job keeps its coordinate, and the queue
@@ -404,13 +422,7 @@ static void test_waiting_queue_gaps_close_toward_nearer_end(void)
 {
     enum { N = 1000 };
     struct waiting_queue q;
-    waiting_queue_init(&q);
-    for (uint32_t i = 0; i < N; i++) {
-        uint32_t pos;
-        CHECK_INT(waiting_queue_insert(&q, i, &pos), 0);
-        q.jobs[pos] = (struct policy_job){.id = i};
-    }
-    waiting_queue_seen(&q);
+    queue_fill(&q, N, 0);
     uint64_t origin = q.off;
     static const uint32_t leaving[] = {1, 2, 500, 997, 998};
     for (size_t k = 0; k < sizeof leaving / sizeof *leaving; k++)
@@ -446,14 +458,7 @@ static void test_waiting_queue_keeps_costly_gaps(void)
 {
     enum { N = 2000 };
     struct waiting_queue q;
-    waiting_queue_init(&q);
-    q.keep_gaps = 1;
-    for (uint32_t i = 0; i < N; i++) {
-        uint32_t pos;
-        CHECK_INT(waiting_queue_insert(&q, i, &pos), 0);
-        q.jobs[pos] = (struct policy_job){.id = i};
-    }
-    waiting_queue_seen(&q);
+    queue_fill(&q, N, 1);
     uint64_t origin = q.off;
     waiting_queue_mark(&q, 0);
     waiting_queue_mark(&q, 1000);
@@ -515,9 +520,7 @@ static void test_waiting_queue_keeps_costly_gaps(void)
         waiting_queue_close_gaps(&q);
         uint32_t arrivals = pcg32_bounded(&r, 5);
         for (uint32_t a = 0; a < arrivals && next_id < 40000; a++, next_id++) {
-            uint32_t pos;
-            CHECK_INT(waiting_queue_insert(&q, next_id, &pos), 0);
-            q.jobs[pos] = (struct policy_job){.id = next_id};
+            queue_push(&q, next_id);
             waiting[next_id] = 1;
         }
         if (pcg32_bounded(&r, 4) == 0) {
@@ -525,9 +528,7 @@ static void test_waiting_queue_keeps_costly_gaps(void)
              * failed): where it arrived, maybe beside its own open gap */
             uint32_t id = pcg32_bounded(&r, next_id);
             if (!waiting[id]) {
-                uint32_t pos;
-                CHECK_INT(waiting_queue_insert(&q, id, &pos), 0);
-                q.jobs[pos] = (struct policy_job){.id = id};
+                queue_push(&q, id);
                 waiting[id] = 1;
                 requeued++;
             }
