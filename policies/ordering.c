@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/merge_sort.h"
+
 static const char *const ordering_names[] = {
     [ORDERING_FCFS] = "fcfs",
     [ORDERING_SJF] = "sjf",
@@ -80,40 +82,11 @@ static inline int key_before(const struct ordering_key *a, const struct ordering
     return a->index < b->index;
 }
 
-/* Runs this long are put in order by insertion, then merged pairwise. */
-#define ORDERING_RUN 16u
+MERGE_SORT_DEFINE(merge_keys, struct ordering_key, key_before)
 
 void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch)
 {
-    for (uint32_t lo = 0; lo < n; lo += ORDERING_RUN) {
-        uint32_t hi = n - lo < ORDERING_RUN ? n : lo + ORDERING_RUN;
-        for (uint32_t i = lo + 1; i < hi; i++) {
-            struct ordering_key k = keys[i];
-            uint32_t j = i;
-            for (; j > lo && key_before(&k, &keys[j - 1]); j--)
-                keys[j] = keys[j - 1];
-            keys[j] = k;
-        }
-    }
-    struct ordering_key *src = keys, *dst = scratch;
-    for (uint32_t width = ORDERING_RUN; width < n; width *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
-            uint32_t mid = n - lo < width ? n : lo + width;
-            uint32_t hi = n - mid < width ? n : mid + width;
-            uint32_t a = lo, b = mid, o = lo;
-            while (a < mid && b < hi)
-                dst[o++] = key_before(&src[b], &src[a]) ? src[b++] : src[a++];
-            while (a < mid)
-                dst[o++] = src[a++];
-            while (b < hi)
-                dst[o++] = src[b++];
-        }
-        struct ordering_key *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != keys)
-        memcpy(keys, src, (size_t)n * sizeof *keys);
+    merge_keys(keys, n, scratch);
 }
 
 void ordering_sort(enum ordering_kind kind, const struct cluster_view *view, int compat_wait,

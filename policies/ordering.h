@@ -39,8 +39,8 @@ struct ordering_key ordering_key_of(enum ordering_kind kind, const struct policy
 int ordering_key_compare(const struct ordering_key *a, const struct ordering_key *b);
 /* Sorts keys[0..n) by ordering_key_compare, with scratch[0..n). Keys have
  * distinct indices, so the order is total and any sort gives it; this one
- * compares inline (qsort's call per comparison and byte-wise moves of
- * 24-byte keys were half of an SJF replay of HPC2N). */
+ * compares inline (policies/merge_sort.h: qsort was half of an SJF replay
+ * of HPC2N). */
 void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch);
 
 /* Writes into order[0..n_queued) the queue indices in priority order, using

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/merge_sort.h"
+
 const struct policy_param preempt_params[] = {
     {"max_preemptions", "integer >= 0", "3", "a job preempted this many times is never preempted again"},
     {"min_run_s", "number >= 0", "0", "a job running for less than this is never preempted"},
@@ -39,10 +41,11 @@ void preempt_release(struct preempt *pr)
     if (!pr)
         return;
     free(pr->victims);
+    free(pr->victims_scratch);
     free(pr->chosen);
     free(pr->taken);
     pr->chosen = NULL;
-    pr->victims = NULL;
+    pr->victims = pr->victims_scratch = NULL;
     pr->taken = NULL;
     pr->cap_victims = pr->cap_taken = 0;
 }
@@ -55,17 +58,21 @@ double preempt_tier_of(const struct preempt *pr, const struct policy_job *job)
     return (double)job->priority;
 }
 
-static int victim_cmp(const void *pa, const void *pb)
+/* Victims in the order they are taken: lowest tier first, then the latest
+ * started (the least work lost), then the highest id, then the view's
+ * order (a total order). */
+static inline int victim_before(const struct preempt_victim *a, const struct preempt_victim *b)
 {
-    const struct preempt_victim *a = pa, *b = pb;
     if (a->tier != b->tier)
-        return a->tier < b->tier ? -1 : 1;
+        return a->tier < b->tier;
     if (a->start_us != b->start_us)
-        return a->start_us > b->start_us ? -1 : 1;
+        return a->start_us > b->start_us;
     if (a->id != b->id)
-        return a->id > b->id ? -1 : 1;
-    return a->running < b->running ? -1 : a->running > b->running;
+        return a->id > b->id;
+    return a->running < b->running;
 }
+
+MERGE_SORT_DEFINE(sort_victims, struct preempt_victim, victim_before)
 
 int preempt_begin(struct preempt *pr, const struct cluster_view *view, const double *tier_running)
 {
@@ -79,6 +86,10 @@ int preempt_begin(struct preempt *pr, const struct cluster_view *view, const dou
         if (!v)
             return -1;
         pr->victims = v;
+        v = realloc(pr->victims_scratch, n * sizeof *v);
+        if (!v)
+            return -1;
+        pr->victims_scratch = v;
         uint32_t *c = realloc(pr->chosen, n * sizeof *c);
         if (!c)
             return -1;
@@ -106,7 +117,7 @@ int preempt_begin(struct preempt *pr, const struct cluster_view *view, const dou
         pr->victims[pr->n_victims++] = (struct preempt_victim){tier_running[r], run->start_us, run->job.id, r, up};
     }
     if (pr->n_victims > 1)
-        qsort(pr->victims, pr->n_victims, sizeof *pr->victims, victim_cmp);
+        sort_victims(pr->victims, pr->n_victims, pr->victims_scratch);
     return 0;
 }
 

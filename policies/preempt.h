@@ -47,7 +47,7 @@ struct preempt {
     size_t n_team_tiers;
     double margin;
     /* per pass */
-    struct preempt_victim *victims;
+    struct preempt_victim *victims, *victims_scratch; /* scratch: the sort's */
     uint32_t n_victims, cap_victims;
     uint32_t first_open; /* victims[0..first_open) are taken or free nothing */
     uint32_t *chosen; /* scratch: victims picked for one job */

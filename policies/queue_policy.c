@@ -18,11 +18,6 @@
 enum rank_kind { RANK_CLASSIC, RANK_MULTIFACTOR, RANK_TIRESIAS, RANK_SRTF };
 
 /* Sort key when a quota puts the jobs that fit their quota first. */
-struct quota_key {
-    double first; /* -1 fits its quota, 0 does not */
-    struct ordering_key key;
-};
-
 struct queue_policy {
     enum rank_kind rank;
     enum ordering_kind ordering; /* RANK_CLASSIC */
@@ -36,7 +31,6 @@ struct queue_policy {
     struct backfill_hooks hooks;
 
     struct ordering_key *keys, *keys_scratch;
-    struct quota_key *qkeys;
     uint32_t *order;
     double *tier_queued;
     uint32_t cap;
@@ -269,7 +263,6 @@ static void queue_policy_destroy(void *state)
         return;
     free(q->keys);
     free(q->keys_scratch);
-    free(q->qkeys);
     free(q->order);
     free(q->tier_queued);
     free(q->tier_running);
@@ -315,23 +308,10 @@ static int grow_queued(struct queue_policy *q, uint32_t n)
     if (!tq)
         return -1;
     q->tier_queued = tq;
-    if (q->quota) {
-        struct quota_key *qk = realloc(q->qkeys, cap * sizeof *qk);
-        if (!qk)
-            return -1;
-        q->qkeys = qk;
-    }
     q->cap = cap;
     return 0;
 }
 
-static int quota_key_cmp(const void *pa, const void *pb)
-{
-    const struct quota_key *a = pa, *b = pb;
-    if (a->first != b->first)
-        return a->first < b->first ? -1 : 1;
-    return ordering_key_compare(&a->key, &b->key);
-}
 
 /* Attained GPU microseconds of a running job now. */
 static double attained_now(const struct cluster_view *v, const struct policy_running *r)
@@ -431,11 +411,19 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
         if (q->quota) {
             if (quota_begin(q->quota, view, q->preempting ? q->tier_running : NULL) != 0)
                 return -1;
+            /* the jobs within their quota first, each part in key order */
+            uint32_t fit = 0, rest = 0;
+            for (uint32_t i = 0; i < view->n_queued; i++) {
+                if (quota_fits(q->quota, &view->queued[q->keys[i].index]))
+                    q->keys[fit++] = q->keys[i];
+                else
+                    q->keys_scratch[rest++] = q->keys[i];
+            }
+            memcpy(q->keys + fit, q->keys_scratch, rest * sizeof *q->keys);
+            ordering_keys_sort(q->keys, fit, q->keys_scratch);
+            ordering_keys_sort(q->keys + fit, rest, q->keys_scratch);
             for (uint32_t i = 0; i < view->n_queued; i++)
-                q->qkeys[i] = (struct quota_key){quota_fits(q->quota, &view->queued[i]) ? -1.0 : 0.0, q->keys[i]};
-            qsort(q->qkeys, view->n_queued, sizeof *q->qkeys, quota_key_cmp);
-            for (uint32_t i = 0; i < view->n_queued; i++)
-                q->order[i] = q->qkeys[i].key.index;
+                q->order[i] = q->keys[i].index;
         } else {
             ordering_keys_sort(q->keys, view->n_queued, q->keys_scratch);
             for (uint32_t i = 0; i < view->n_queued; i++)

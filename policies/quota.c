@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/merge_sort.h"
+
 enum { QUOTA_TEAMS_MAX = 64 };
 
 const struct policy_param quota_params[] = {
@@ -96,23 +98,24 @@ static void add_used(struct quota *q, int32_t team, int64_t slots)
         q->used[s] += slots;
 }
 
-/* qsort has no context argument and policies keep no globals: sort keys
- * that carry what the comparison needs. */
+/* The running jobs by start, then id, then the view's order: keys that
+ * carry what the comparison needs (policies keep no globals). */
 struct start_key {
     int64_t start_us;
     int64_t id;
     uint32_t index;
 };
 
-static int start_key_cmp(const void *pa, const void *pb)
+static inline int start_key_before(const struct start_key *a, const struct start_key *b)
 {
-    const struct start_key *a = pa, *b = pb;
     if (a->start_us != b->start_us)
-        return a->start_us < b->start_us ? -1 : 1;
+        return a->start_us < b->start_us;
     if (a->id != b->id)
-        return a->id < b->id ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
+        return a->id < b->id;
+    return a->index < b->index;
 }
+
+MERGE_SORT_DEFINE(sort_start_keys, struct start_key, start_key_before)
 
 int quota_begin(struct quota *q, const struct cluster_view *view, double *tier_running)
 {
@@ -134,12 +137,12 @@ int quota_begin(struct quota *q, const struct cluster_view *view, double *tier_r
     memset(q->used, 0, n * sizeof *q->used);
     if (view->n_running == 0)
         return 0;
-    struct start_key *keys = malloc(view->n_running * sizeof *keys);
+    struct start_key *keys = malloc(2 * (size_t)view->n_running * sizeof *keys); /* and the sort's scratch */
     if (!keys)
         return -1;
     for (uint32_t r = 0; r < view->n_running; r++)
         keys[r] = (struct start_key){view->running[r].start_us, view->running[r].job.id, r};
-    qsort(keys, view->n_running, sizeof *keys, start_key_cmp);
+    sort_start_keys(keys, view->n_running, keys + view->n_running);
     for (uint32_t k = 0; k < view->n_running; k++) {
         const struct policy_job *j = &view->running[keys[k].index].job;
         int64_t before = used_of(q, j->team);
