@@ -237,6 +237,12 @@ stop_agent order
 # ---- local mode: a job runs on one node ----
 write_config main "policy = fcfs+easy"
 start_agent main || { finish agent; exit 1; }
+# a second agent on the same state_dir is refused and told who holds it
+write_config second "policy = fcfs+easy"
+sed -i "s|^state_dir = .*|state_dir = $TMP/main.state|" "$TMP/second.conf"
+"$AGENT" run --config "$TMP/second.conf" >"$TMP/out" 2>"$TMP/err"; rc=$?
+if [ "$rc" != 0 ] && grep -q "another agent (pid $(cat "$TMP/main.pid")) holds" "$TMP/err"; then pass
+else fail "a second agent on main's state_dir: exit $rc, $(cat "$TMP/err")"; fi
 expect_exit 2 "a job larger than the largest node is refused" ag main submit --gpus 12 -- true
 grep -q "job asks for 12 GPUs; the largest node here ('gpu01') has 8: a job of this agent runs on one node (multi-node jobs need a Slurm backend)" "$TMP/err" &&
   pass || fail "refusal of a 12-GPU job: $(cat "$TMP/err")"
