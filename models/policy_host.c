@@ -336,8 +336,7 @@ int policy_host_open(struct policy_host *h, const char *spec, const struct polic
         }
     }
     h->kinds = declared_kinds(&h->pl);
-    /* plugins are never shown gaps: policy.h promises them a view without */
-    h->reads_gaps = !h->pl.handle && policy_registry_reads_gaps(h->pl.ops, h->pl.state);
+    h->reads_gaps = policy_registry_reads_gaps(h->pl.ops, h->pl.state); /* 0 for every plugin (policy.h) */
     uint32_t serves = opt->host_kinds ? opt->host_kinds : POLICY_KINDS_ALL;
     uint32_t missing = h->kinds & ~serves;
     if (missing) {
@@ -357,7 +356,7 @@ void policy_host_adopt(struct policy_host *h, const struct policy_ops *ops, void
     h->pl.ops = ops;
     h->pl.state = state;
     h->kinds = POLICY_KINDS_ALL;
-    h->reads_gaps = policy_registry_reads_gaps(ops, state); /* a built-in's instance, or no */
+    h->reads_gaps = policy_registry_reads_gaps(ops, state);
     h->decide_timeout_s = POLICY_HOST_DEFAULT_TIMEOUT_S;
     snprintf(h->spec, sizeof h->spec, "%s", label ? label : ops->name);
     h->failed = -1; /* marks "not ours to destroy" for close */

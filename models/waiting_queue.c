@@ -190,15 +190,13 @@ static uint32_t best_split(const uint32_t *g, uint32_t k, uint32_t n, uint64_t *
 
 /* Closes the k gaps at positions g[] (ascending), each toward whichever end
  * moves fewer jobs: the first c of them (by position) toward the head, the
- * rest toward the end, c chosen to move the fewest. On a saturated cluster
+ * rest toward the end, c chosen to move the fewest (best_split). On a saturated cluster
  * one pass may start the head and a newcomer at the end of a queue of tens
  * of thousands: one direction for all the gaps moved (and the queue index
  * then re-read) every job between them. Jobs between the two groups keep
  * their coordinates. */
-static void close_at(struct waiting_queue *q, const uint32_t *g, uint32_t k)
+static void close_at(struct waiting_queue *q, const uint32_t *g, uint32_t k, uint32_t c)
 {
-    uint64_t least;
-    uint32_t c = best_split(g, k, q->n, &least);
     if (c < k) {
         /* toward the end: what follows gap c moves down, run by run */
         changed(q, q->off + g[c], q->off + q->n);
@@ -250,7 +248,8 @@ static void compact(struct waiting_queue *q)
         if (q->jobs[p].gap)
             q->gaps_at[k++] = p;
     q->n_gaps = 0;
-    close_at(q, q->gaps_at, k);
+    uint64_t least;
+    close_at(q, q->gaps_at, k, best_split(q->gaps_at, k, q->n, &least));
 }
 
 /* A pass's gaps close (close_at) when that moves few jobs, or when the
@@ -271,9 +270,9 @@ void waiting_queue_close_gaps(struct waiting_queue *q)
     for (uint32_t gap = next_mark(q, first, last + 1); gap <= last; gap = next_mark(q, gap + 1, last + 1))
         g[k++] = gap;
     uint64_t least;
-    best_split(g, k, q->n, &least);
+    uint32_t c = best_split(g, k, q->n, &least);
     if (!q->keep_gaps || least <= WAITING_QUEUE_GAP_MOVES) {
-        close_at(q, g, k);
+        close_at(q, g, k, c);
         trim_gaps(q);
         return;
     }
@@ -289,7 +288,7 @@ void waiting_queue_close_gaps(struct waiting_queue *q)
     }
     q->n_gaps += b - a;
     memmove(g + a, g + b, (k - b) * sizeof *g);
-    close_at(q, g, a + (k - b));
+    close_at(q, g, a + (k - b), a); /* the prefix toward the head, the suffix toward the end */
     trim_gaps(q);
     if (q->n_gaps > q->n / 8)
         compact(q);

@@ -349,9 +349,7 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
                 break;
         }
         uint32_t qi = pass->order[k];
-        const struct policy_job *job = &v->queued[qi];
-        if (job->gap)
-            continue;
+        const struct policy_job *job = &v->queued[qi]; /* never a gap: only indexed walks read gaps */
         int32_t takes = slots_taken(pass, job);
         if (takes > free_now || !admitted(pass, qi))
             continue;

@@ -64,15 +64,6 @@ struct ordering_key ordering_key_of(enum ordering_kind kind, const struct policy
     return key;
 }
 
-int ordering_key_compare(const struct ordering_key *a, const struct ordering_key *b)
-{
-    if (a->primary != b->primary)
-        return a->primary < b->primary ? -1 : 1;
-    if (a->secondary != b->secondary)
-        return a->secondary < b->secondary ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
 static inline int key_before(const struct ordering_key *a, const struct ordering_key *b)
 {
     if (a->primary != b->primary)
@@ -80,6 +71,11 @@ static inline int key_before(const struct ordering_key *a, const struct ordering
     if (a->secondary != b->secondary)
         return a->secondary < b->secondary;
     return a->index < b->index;
+}
+
+int ordering_key_compare(const struct ordering_key *a, const struct ordering_key *b)
+{
+    return key_before(b, a) - key_before(a, b);
 }
 
 MERGE_SORT_DEFINE(merge_keys, struct ordering_key, key_before)

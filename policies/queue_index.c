@@ -19,12 +19,9 @@ void queue_index_release(struct queue_index *x)
     queue_index_init(x);
 }
 
-/* A job's slots as the index counts them: a fractional job may take none;
- * a gap (policy.h) is never a candidate. */
+/* A job's slots as the index counts them: a fractional job may take none. */
 static int32_t job_slots(const struct policy_job *job)
 {
-    if (job->gap)
-        return INT32_MAX;
     return job->milli > 0 ? 0 : job->slots;
 }
 
@@ -185,11 +182,11 @@ struct query {
     uint32_t room_class; /* size_class(room) */
 };
 
-/* Whether a job may be one the walk would try (a gap's INT32_MAX slots
- * exceed any room a pass has). */
-static int may_try(const struct query *q, int32_t slots, int64_t dur)
+/* Whether a job may be one the walk would try; a gap (policy.h) never is. */
+static int may_try(const struct query *q, const struct policy_job *job)
 {
-    return slots <= q->room && slots != INT32_MAX && (dur <= q->window || slots <= q->extra);
+    int32_t slots = job_slots(job);
+    return !job->gap && slots <= q->room && (queue_job_duration(job) <= q->window || slots <= q->extra);
 }
 
 /* Whether node k's jobs may hold one: one small enough to fit in the spare
@@ -215,7 +212,7 @@ static uint64_t first_in(const struct query *q, uint64_t k, uint64_t lo, uint64_
         uint64_t a = lo * B > q->from ? lo * B : q->from, b = hi * B < q->to ? hi * B : q->to;
         for (uint64_t c = a; c < b; c++) {
             const struct policy_job *job = &q->v->queued[c - q->v->queue_origin];
-            if (may_try(q, job_slots(job), queue_job_duration(job)))
+            if (may_try(q, job))
                 return c;
         }
         q->x->tally[1]++;
@@ -232,7 +229,7 @@ uint32_t queue_index_next(const struct queue_index *x, const struct cluster_view
         return v->n_queued;
     if (x->scanning) {
         struct query q = {x, v, 0, 0, room, extra, window, 0};
-        while (from < v->n_queued && !may_try(&q, job_slots(&v->queued[from]), queue_job_duration(&v->queued[from])))
+        while (from < v->n_queued && !may_try(&q, &v->queued[from]))
             from++;
         return from;
     }
