@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/merge_sort.h"
+
 void promises_init(struct promises *pm)
 {
     memset(pm, 0, sizeof *pm);
@@ -24,6 +26,8 @@ void promises_release(struct promises *pm)
     free(pm->remap);
     free(pm->next_order);
     free(pm->fresh_at);
+    free(pm->out_scratch);
+    free(pm->started_scratch);
     promises_init(pm);
 }
 
@@ -108,22 +112,24 @@ static int rank_before(int64_t at_a, uint32_t a, int64_t at_b, uint32_t b)
     return at_a < at_b || (at_a == at_b && a < b);
 }
 
-static int rank_cmp(const void *pa, const void *pb)
+static int rank_goes_first(const struct promise_rank *a, const struct promise_rank *b)
 {
-    const struct promise_rank *a = pa, *b = pb;
-    return rank_before(a->at_us, a->rec, b->at_us, b->rec) ? -1 : rank_before(b->at_us, b->rec, a->at_us, a->rec);
+    return rank_before(a->at_us, a->rec, b->at_us, b->rec);
 }
+
+MERGE_SORT_DEFINE(sort_ranks, struct promise_rank, rank_goes_first)
 
 /* Sorts the promises not yet in order and merges them in. */
 static int merge_out(struct promises *pm)
 {
     if (pm->n_out == 0)
         return 0;
-    if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_rec, sizeof *pm->next_order) != 0)
+    if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_rec, sizeof *pm->next_order) != 0 ||
+        grow((void **)&pm->out_scratch, &pm->cap_out_scratch, pm->n_out, sizeof *pm->out_scratch) != 0)
         return -1;
     for (uint32_t k = 0; k < pm->n_out; k++)
         pm->out[k].at_us = pm->rec[pm->out[k].rec].at_us;
-    qsort(pm->out, pm->n_out, sizeof *pm->out, rank_cmp);
+    sort_ranks(pm->out, pm->n_out, pm->out_scratch);
     uint32_t a = 0, b = 0, k = 0;
     while (a < pm->n_order || b < pm->n_out) {
         int take_a = b == pm->n_out || (a < pm->n_order && rank_before(pm->rec[pm->order[a]].at_us, pm->order[a],
@@ -193,15 +199,20 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
 {
     if (pm->gain_from >= p->at_us)
         return 0;
+    /* a window [t, t + dur) meets the gains when t lies in (from - dur, to);
+     * the settled bound below only narrows that */
+    *from = pm->gain_from - p->dur_us + 1;
+    *to = pm->gain_to < p->at_us ? pm->gain_to : p->at_us;
+    if (*from >= *to)
+        return 0;
     int64_t settled = INT64_MIN;
     for (uint32_t k = 0; k < pm->n_bounds; k++) {
         const struct promise_bound *b = &pm->bound[k];
         if (b->slots <= p->slots && b->dur_us <= p->dur_us && b->at_us > settled)
             settled = b->at_us;
     }
-    /* a window [t, t + dur) meets the gains when t lies in (from - dur, to) */
-    *from = pm->gain_from - p->dur_us + 1 > settled ? pm->gain_from - p->dur_us + 1 : settled;
-    *to = pm->gain_to < p->at_us ? pm->gain_to : p->at_us;
+    if (settled > *from)
+        *from = settled;
     return *from < *to;
 }
 
@@ -271,11 +282,14 @@ void promises_spoil(struct promises *pm)
     pm->spoilt = 1;
 }
 
-static int release_cmp(const void *pa, const void *pb)
+static int release_goes_first(const struct promise_release *a, const struct promise_release *b)
 {
-    const struct promise_release *a = pa, *b = pb;
-    return a->at_us < b->at_us ? -1 : a->at_us > b->at_us;
+    return a->at_us < b->at_us;
 }
+
+/* stable; the order among equal times does not matter (give_back_gains
+ * sums the slots of one time) */
+MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
 
 /* A resumed pass: the held promises that stayed keep their order, those
  * that moved and the new ones (in queue order already: newcomers are
@@ -371,12 +385,12 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
     /* the base: the view's releases and the pass's starts, merged */
     uint32_t n = v->n_running + pm->n_started;
     if (grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
+        grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started, sizeof *pm->started_scratch) != 0 ||
         (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
         pm->valid = 0;
         return -1;
     }
-    if (pm->n_started > 1)
-        qsort(pm->started, pm->n_started, sizeof *pm->started, release_cmp);
+    sort_releases(pm->started, pm->n_started, pm->started_scratch);
     uint32_t a = 0, b = 0, k = 0;
     while (a < v->n_running || b < pm->n_started) {
         struct promise_release r = a < v->n_running ? promises_base(v, a) : (struct promise_release){INT64_MAX, 0};

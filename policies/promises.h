@@ -121,6 +121,9 @@ struct promises {
     uint32_t cap_remap, cap_next_order;
     int32_t *fresh_at; /* per queue index, a rebuild's: into fresh, or -1 */
     uint32_t cap_fresh_at;
+    struct promise_rank *out_scratch; /* the sorts' */
+    struct promise_release *started_scratch;
+    uint32_t cap_out_scratch, cap_started_scratch;
 };
 
 void promises_init(struct promises *pm);
