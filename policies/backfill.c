@@ -497,6 +497,12 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
     for (uint32_t k = 0; k < pm->n_order; k++) {
         uint32_t r = pm->order[k];
         const struct promise *p = &pm->rec[r];
+        /* Nothing gained (a pass for arrivals, or ends on their estimate):
+         * no promise moves, and past those due now every one holds and
+         * was told (its reserved_us is its promise): the rest of the walk
+         * would decide nothing. */
+        if (p->at_us > v->now_us && pm->gain_from == INT64_MAX)
+            break;
         int64_t t = INT64_MAX, from, to;
         if (p->at_us > v->now_us && promises_may_move(pm, p, &from, &to))
             t = profile_earliest_before(pr, p->slots, p->dur_us, from, to, p->at_us);
