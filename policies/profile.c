@@ -227,34 +227,43 @@ static int breakpoint(struct profile *p, int64_t t, uint32_t *block, size_t *ste
     return 0;
 }
 
-/* Takes `slots` from the steps of block b from i on that start before
- * `until` (gives them back when slots is negative). The bound the change
- * moves follows it; the other stays true (taking lowers no step, giving
- * back raises none) though perhaps loose: a search then reads the block
- * and finds nothing, and the first search that reads a whole block
- * tightens its most. */
-static void take_steps(struct profile *p, struct profile_block *b, size_t i, int64_t until, int64_t slots)
+/* Takes `slots` from steps [i, j) of block b (storage indices; gives them
+ * back when slots is negative). The bound the change moves follows it;
+ * the other stays true (taking lowers no step, giving back raises none)
+ * though perhaps loose: a search then reads the block and finds nothing,
+ * and the first search that reads a whole block tightens its most. */
+static void take_steps(struct profile *p, struct profile_block *b, size_t i, size_t j, int64_t slots)
 {
-    size_t end = base_of(b) + b->n;
+    if (i == j)
+        return;
+    int64_t *fr = p->free;
     if (slots > 0) {
         int64_t lo = INT64_MAX;
-        for (; i < end && p->time[i] < until; i++) {
-            int64_t v = p->free[i] - slots;
-            p->free[i] = v;
+        for (; i < j; i++) {
+            int64_t v = fr[i] - slots;
+            fr[i] = v;
             lo = v < lo ? v : lo;
         }
-        if (lo != INT64_MAX && lo + b->add < b->least)
+        if (lo + b->add < b->least)
             b->least = lo + b->add;
     } else {
         int64_t hi = INT64_MIN;
-        for (; i < end && p->time[i] < until; i++) {
-            int64_t v = p->free[i] - slots;
-            p->free[i] = v;
+        for (; i < j; i++) {
+            int64_t v = fr[i] - slots;
+            fr[i] = v;
             hi = v > hi ? v : hi;
         }
-        if (hi != INT64_MIN && hi + b->add > b->most)
+        if (hi + b->add > b->most)
             b->most = hi + b->add;
     }
+}
+
+/* Takes `slots` from every step of block b (its pending addition). */
+static void shift_block(struct profile_block *b, int64_t slots)
+{
+    b->add -= slots;
+    b->least -= slots;
+    b->most -= slots;
 }
 
 /* Removes step i of block k when it holds what the step before it holds (a
@@ -287,45 +296,42 @@ static int merge_at(struct profile *p, uint32_t k, int i)
     return 0;
 }
 
-/* merge_at for the step at t, if there is one. */
-static int merge_step(struct profile *p, int64_t t)
-{
-    uint32_t k = block_of(p, t);
-    int i = step_of(p, &p->block[k], t);
-    return i < 0 || p->time[base_of(&p->block[k]) + (size_t)i] != t ? 0 : merge_at(p, k, i);
-}
-
 /* Takes `slots` out of [t, t + dur), or gives -slots back; `merge`: then
  * drops the steps at t and t + dur if they change nothing. */
 static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots, int merge)
 {
     uint32_t k;
     size_t i;
+    int64_t until = t + dur;
     /* the end's breakpoint first: the start's may split the end's block,
      * and the walk below goes from the start */
-    if (breakpoint(p, t + dur, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)
+    if (breakpoint(p, until, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)
         return -1;
-    uint32_t k_t = k; /* where t's step stays while the walk changes values */
-    int i_t = (int)(i - base_of(&p->block[k]));
-    int64_t until = t + dur;
-    /* the block holding t's step, then the blocks wholly inside the
-     * window (their pending addition alone), then the one holding its end */
-    if (i != base_of(&p->block[k]) || p->block[k].last >= until) {
-        take_steps(p, &p->block[k], i, until, slots);
-        k++;
+    int i_t = (int)(i - base_of(&p->block[k])); /* t's step, where it stays */
+    /* the end's step lies in the first block from t's on that reaches
+     * it; the blocks between lie wholly inside the window, and take the
+     * change in their pending addition alone */
+    struct profile_block *b = &p->block[k];
+    uint32_t k_end = k;
+    if (b->last < until) {
+        if (i == base_of(b))
+            shift_block(b, slots);
+        else
+            take_steps(p, b, i, base_of(b) + b->n, slots);
+        for (k_end = k + 1; p->block[k_end].last < until; k_end++)
+            shift_block(&p->block[k_end], slots);
+        i = base_of(&p->block[k_end]);
     }
-    for (; k < p->n_blocks && p->block[k].last < until; k++) {
-        struct profile_block *b = &p->block[k];
-        b->add -= slots;
-        b->least -= slots;
-        b->most -= slots;
-    }
-    if (k < p->n_blocks && p->block[k].first < until)
-        take_steps(p, &p->block[k], base_of(&p->block[k]), until, slots);
+    struct profile_block *e = &p->block[k_end];
+    size_t i_end = base_of(e) + (size_t)step_of(p, e, until); /* its step at until */
+    take_steps(p, e, i, i_end, slots);
     if (!merge)
         return 0;
-    /* the end's step first: removing it, after t's, leaves t's where it is */
-    return merge_step(p, until) != 0 || merge_at(p, k_t, i_t) != 0 ? -1 : 0;
+    /* the end's step first: removing it, or its block, leaves t's where
+     * it is */
+    return merge_at(p, k_end, (int)(i_end - base_of(e))) != 0 || merge_at(p, k, i_t) != 0
+               ? -1
+               : 0;
 }
 
 /* A reservation made once leaves at most its two steps, as in any pass:
@@ -450,8 +456,9 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
 /* A profile only loses free slots between resets, so a job can start no
  * earlier than a job of its size or smaller with a shorter duration could
  * before it:
- * bound[] keeps, per size and power-of-two band of durations, the latest
- * start found, and a search starts at the latest of the shorter bands. */
+ * bound[] keeps, per size, the latest start found for durations below
+ * each power of two, and a search starts at the latest of those below its
+ * own band. */
 static struct profile_bound *bound_of(struct profile *p, int64_t slots)
 {
     for (uint32_t i = 0; i < p->n_bounds; i++)
@@ -461,7 +468,8 @@ static struct profile_bound *bound_of(struct profile *p, int64_t slots)
         return NULL;
     struct profile_bound *b = &p->bound[p->n_bounds++];
     b->slots = slots;
-    b->found = 0;
+    for (int i = 0; i < 64; i++)
+        b->up_to[i] = INT64_MIN;
     return b;
 }
 
@@ -471,25 +479,18 @@ int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
     int band = 63 - __builtin_clzll((uint64_t)(dur > 0 ? dur : 1)); /* floor(log2(dur)) */
     int64_t from = p->origin;
     /* a smaller job too: where it found no room, a larger one finds none */
-    for (uint32_t k = 0; k < p->n_bounds; k++) {
+    for (uint32_t k = 0; band > 0 && k < p->n_bounds; k++) {
         const struct profile_bound *c = &p->bound[k];
-        if (c->slots > slots)
-            continue;
-        for (uint64_t shorter = c->found & ((UINT64_C(1) << band) - 1); shorter; shorter &= shorter - 1) {
-            int64_t at = c->at[__builtin_ctzll(shorter)];
-            if (at > from)
-                from = at;
-        }
+        if (c->slots <= slots && c->up_to[band - 1] > from)
+            from = c->up_to[band - 1];
     }
     if (from == INT64_MAX)
         return INT64_MAX;
     int64_t at = earliest_after(p, slots, dur, from - 1, INT64_MAX, INT64_MAX);
-    if (b) {
-        uint64_t bit = UINT64_C(1) << band;
-        if (!(b->found & bit) || at > b->at[band])
-            b->at[band] = at;
-        b->found |= bit;
-    }
+    /* the prefix maximum from this band on: it stops rising where an entry
+     * already holds as late a start (the entries only rise with the band) */
+    for (int i = band; b && i < 64 && b->up_to[i] < at; i++)
+        b->up_to[i] = at;
     return at;
 }
 

@@ -54,8 +54,10 @@ struct profile_block {
 
 struct profile_bound {
     int64_t slots;
-    uint64_t found; /* bit i: at[i] holds a start */
-    int64_t at[64]; /* latest earliest start found for a duration in [2^i, 2^(i+1)) */
+    /* up_to[i]: the latest earliest start found for a duration below
+     * 2^(i+1), INT64_MIN when none was asked (a prefix maximum over the
+     * power-of-two bands, so a search reads one entry per size) */
+    int64_t up_to[64];
 };
 
 struct profile {
