@@ -53,7 +53,9 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->next_n_queued = v->n_queued;
     pm->next_now_us = v->now_us;
     pm->next_total_slots = v->total_slots;
-    pm->n_started = pm->n_touched = pm->n_fresh = pm->n_newcomers = pm->n_bounds = 0;
+    pm->n_started = pm->n_touched = pm->n_fresh = pm->n_newcomers = 0;
+    pm->bounds.n = 0;
+    memset(pm->bounds.entry, 0, sizeof pm->bounds.entry);
     pm->kept = pm->spoilt = 0;
     pm->gain_from = INT64_MAX;
     pm->gain_to = INT64_MIN;
@@ -205,11 +207,11 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
     *to = pm->gain_to < p->at_us ? pm->gain_to : p->at_us;
     if (*from >= *to)
         return 0;
+    const struct promise_bounds *b = &pm->bounds;
     int64_t settled = INT64_MIN;
-    for (uint32_t k = 0; k < pm->n_bounds; k++) {
-        const struct promise_bound *b = &pm->bound[k];
-        if (b->slots <= p->slots && b->dur_us <= p->dur_us && b->at_us > settled)
-            settled = b->at_us;
+    for (uint32_t k = 0; k < b->n; k++) {
+        int64_t at = b->slots[k] <= p->slots && b->dur_us[k] <= p->dur_us ? b->at_us[k] : INT64_MIN;
+        settled = at > settled ? at : settled;
     }
     if (settled > *from)
         *from = settled;
@@ -220,16 +222,27 @@ void promises_settled(struct promises *pm, const struct promise *p)
 {
     if (pm->gain_from == INT64_MAX)
         return; /* nothing gained, nothing moves: no search will ask */
-    for (uint32_t k = 0; k < pm->n_bounds; k++) {
-        struct promise_bound *b = &pm->bound[k];
-        if (b->slots == p->slots && b->dur_us == p->dur_us) {
-            if (p->at_us > b->at_us)
-                b->at_us = p->at_us;
+    struct promise_bounds *b = &pm->bounds;
+    uint64_t h = ((uint64_t)p->slots * 0x9e3779b97f4a7c15u) ^ ((uint64_t)p->dur_us * 0xc2b2ae3d27d4eb4fu);
+    for (uint32_t j = (uint32_t)(h >> 58);; j = (j + 1) % PROMISE_BOUND_TABLE) {
+        uint32_t k = b->entry[j];
+        if (k == 0) {
+            if (b->n == PROMISE_BOUNDS)
+                return; /* a bound is a help, not a need: the search is wider */
+            k = b->n++;
+            b->entry[j] = (uint8_t)(k + 1);
+            b->slots[k] = p->slots;
+            b->dur_us[k] = p->dur_us;
+            b->at_us[k] = p->at_us;
+            return;
+        }
+        k--;
+        if (b->slots[k] == p->slots && b->dur_us[k] == p->dur_us) {
+            if (p->at_us > b->at_us[k])
+                b->at_us[k] = p->at_us;
             return;
         }
     }
-    if (pm->n_bounds < PROMISE_BOUNDS)
-        pm->bound[pm->n_bounds++] = (struct promise_bound){p->slots, p->dur_us, p->at_us};
 }
 
 static int touch(struct promises *pm, uint32_t r, uint32_t fate)

@@ -63,12 +63,18 @@ struct promise_release {
 };
 
 /* Shapes (slots, length) whose latest starts a pass remembers
- * (promises_may_move). */
+ * (promises_may_move), and the slots of the table that finds a shape's
+ * entry (twice as many, so that probes stay short). */
 #define PROMISE_BOUNDS 32u
+#define PROMISE_BOUND_TABLE 64u
 
-/* The latest start a held promise of this shape settled at so far. */
-struct promise_bound {
-    int64_t slots, dur_us, at_us;
+/* The latest start a held promise of each shape settled at so far, kept
+ * column by column so that promises_may_move's scan over them needs no
+ * branch: entry k is (slots[k], dur_us[k]) settled at at_us[k]. */
+struct promise_bounds {
+    int64_t slots[PROMISE_BOUNDS], dur_us[PROMISE_BOUNDS], at_us[PROMISE_BOUNDS];
+    uint8_t entry[PROMISE_BOUND_TABLE]; /* by a hash of the shape: k + 1, or 0 */
+    uint32_t n;
 };
 
 /* A promise's place in the order a pass places them: by promise, then
@@ -103,8 +109,7 @@ struct promises {
      * [gain_from, gain_to), empty when gain_from is INT64_MAX; and where
      * the held promises settled so far */
     int64_t gain_from, gain_to;
-    struct promise_bound bound[PROMISE_BOUNDS];
-    uint32_t n_bounds;
+    struct promise_bounds bounds;
     /* being recorded by the pass in progress */
     int64_t next_now_us, next_total_slots;
     uint32_t next_n_queued;
