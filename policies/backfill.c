@@ -498,9 +498,10 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
         uint32_t r = pm->order[k];
         const struct promise *p = &pm->rec[r];
         /* Nothing gained (a pass for arrivals, or ends on their estimate):
-         * no promise moves, and past those due now every one holds and
-         * was told (its reserved_us is its promise): the rest of the walk
-         * would decide nothing. */
+         * no promise moves (gains come only from moves, which need gains),
+         * and past those due now every one holds and was told: resume
+         * refused any view whose reserved_us is not its recorded promise.
+         * The rest of the walk would decide nothing. */
         if (p->at_us > v->now_us && pm->gain_from == INT64_MAX)
             break;
         int64_t t = INT64_MAX, from, to;

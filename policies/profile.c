@@ -235,7 +235,7 @@ static int breakpoint(struct profile *p, int64_t t, uint32_t *block, size_t *ste
 static void take_steps(struct profile *p, struct profile_block *b, size_t i, size_t j, int64_t slots)
 {
     if (i == j)
-        return;
+        return; /* not only a shortcut: the bound below would add to INT64_MAX */
     int64_t *fr = p->free;
     if (slots > 0) {
         int64_t lo = INT64_MAX;

@@ -38,8 +38,13 @@
 
 #include <stdint.h>
 
-/* Steps a block holds at most; a full block splits in two halves. */
+/* Steps a block holds at most; a full block splits in two halves.
+ * tests/unit/test_profile_tiny_blocks.c builds the profile again with
+ * blocks of 2 steps, so that its random cases split and drop blocks at
+ * nearly every change. */
+#ifndef PROFILE_BLOCK
 #define PROFILE_BLOCK 64u
+#endif
 
 struct profile_block {
     int64_t first, last;  /* times of its first and last steps */

@@ -22,6 +22,7 @@ void suite_atomic_file(void);
 void suite_gpu_share(void);
 void suite_contention(void);
 void suite_profile(void);
+void suite_profile_tiny_blocks(void);
 void suite_child(void);
 void suite_shape(void);
 void suite_placement_index(void);
@@ -32,7 +33,7 @@ void suite_summary(void);
 
 static void (*const test_suites[])(void) = {
     suite_pcg32, suite_engine, suite_policies, suite_policy_library, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_forecast, suite_units,
-    suite_scenario, suite_synth, suite_fit, suite_sacct, suite_plan, suite_gputrace, suite_atomic_file, suite_gpu_share, suite_contention, suite_profile, suite_child, suite_shape, suite_placement_index, suite_queue_index, suite_promises,
+    suite_scenario, suite_synth, suite_fit, suite_sacct, suite_plan, suite_gputrace, suite_atomic_file, suite_gpu_share, suite_contention, suite_profile, suite_profile_tiny_blocks, suite_child, suite_shape, suite_placement_index, suite_queue_index, suite_promises,
     suite_radix_sort, suite_summary,
 };
 
