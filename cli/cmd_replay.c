@@ -12,6 +12,7 @@
 #include "report/summary.h"
 #include "scenarios/build.h"
 #include "scenarios/scenario.h"
+#include "sim/atomic_file.h"
 #include "traces/machines.h"
 #include "traces/trace.h"
 
@@ -62,8 +63,9 @@ static const char replay_usage[] =
     "                        code's wait (-1 - submit), as its published tables do\n"
     "  -h, --help            this help\n"
     "\n"
-    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 internal error or a policy that\n"
-    "broke its contract, crashed or did not return (the message names it)\n"
+    "exit codes: 0 ok, 1 the policy started none of the jobs it could run, 2 usage or bad\n"
+    "trace, 3 I/O error, 4 internal error or a policy that broke its contract, crashed or did\n"
+    "not return (the message names it)\n"
     "example: fleetsim replay --policy sjf+easy ../shared/traces/HPC2N-2002-2.2-cln.swf.gz\n";
 
 struct replay_args {
@@ -123,6 +125,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
                 return CLI_USAGE;
             break;
         case OPT_JOBS_CSV:
+            if (strcmp(optarg, "-") == 0)
+                return cli_usage_error("replay", "--jobs-csv needs a file: standard output carries the summary "
+                                                 "(/dev/stdout puts the rows there too, before it)");
             a->jobs_csv = optarg;
             break;
         case OPT_JSON:
@@ -479,5 +484,14 @@ int cmd_replay(int argc, char **argv)
     if (a.jobs_csv && (cli_check_output(a.jobs_csv, a.trace) != CLI_OK ||
                        cli_check_output(a.jobs_csv, a.scenario) != CLI_OK))
         return CLI_USAGE;
-    return a.protocol ? replay_protocol(&a) : replay_normal(&a);
+    if (a.protocol)
+        return replay_protocol(&a);
+    /* a file that cannot be written is refused now, not after the run */
+    struct err err;
+    err_clear(&err);
+    if (a.jobs_csv && atomic_file_probe(a.jobs_csv, &err) != 0) {
+        cli_print_err(&err);
+        return CLI_IO;
+    }
+    return replay_normal(&a);
 }

@@ -98,7 +98,10 @@ int forecast_result_init(struct forecast_result *r, const struct scenario *s, ui
     r->n_samples = r->sample_us > 0 ? (uint32_t)(s->horizon.length_us / r->sample_us) + 1 : 0;
     static const char *const names[] = {"week", "month", "quarter"};
     snprintf(r->period_name, sizeof r->period_name, "%s", names[s->horizon.period]);
-    r->n_teams = s->workload.n_teams + 1;
+    /* the teams, and "(trace)" for the jobs of a base trace (or of no team)
+     * only when there can be any: a scenario without a trace would show an
+     * idle team with perfect waits */
+    r->n_teams = s->workload.n_teams + (s->workload.base_trace || s->workload.n_teams == 0 ? 1 : 0);
     r->team_names = calloc(r->n_teams, sizeof *r->team_names);
     r->reps = calloc(replications ? replications : 1, sizeof *r->reps);
     if (!r->team_names || !r->reps)

@@ -22,21 +22,14 @@ static int atomic_file_special_path(const char *path)
     return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
 }
 
-static int atomic_file_open_in_place(struct atomic_file *f, const char *path, struct err *err)
-{
-    f->in_place = 1;
-    f->tmp[0] = '\0';
-    /* "w" truncates a regular file behind /dev/stdout, as a shell's > does;
-     * a device or FIFO is opened for writing as it is. */
-    f->fp = fopen(path, "wb");
-    if (!f->fp)
-        return err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
-    return 0;
-}
-
-int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
+/* Where and how path is written: f->path (a symlink's target when the link
+ * is replaced through), f->in_place for what is written where it is (a
+ * device, a FIFO, /dev/stdout and the like), and *mode the permission bits
+ * of a regular file that exists (-1: none). Returns 0, or -1 with err. */
+static int atomic_file_resolve(struct atomic_file *f, const char *path, int *mode, struct err *err)
 {
     memset(f, 0, sizeof *f);
+    *mode = -1;
     if (!path[0])
         return err_set(err, path, 0, 0, "cannot write: empty file name");
     if (strlen(path) >= sizeof f->path)
@@ -46,8 +39,12 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return err_set(err, path, 0, 0, "cannot write: is a folder");
-    if (exists && !S_ISREG(st.st_mode))
-        return atomic_file_open_in_place(f, path, err);
+    if (exists && !S_ISREG(st.st_mode)) {
+        f->in_place = 1;
+        return 0;
+    }
+    if (exists)
+        *mode = (int)(st.st_mode & 07777);
     struct stat lst;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
         /* a dangling link: create its target through it; /dev/stdout and
@@ -55,18 +52,28 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
         char to[64];
         ssize_t n = readlink(path, to, sizeof to - 1);
         to[n > 0 ? n : 0] = '\0';
-        if (!exists || atomic_file_special_path(path) || atomic_file_special_path(to))
-            return atomic_file_open_in_place(f, path, err);
+        if (!exists || atomic_file_special_path(path) || atomic_file_special_path(to)) {
+            f->in_place = 1;
+            return 0;
+        }
         char *real = realpath(path, NULL);
         if (!real)
             return err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
         if (atomic_file_special_path(real) || strlen(real) >= sizeof f->path) {
             free(real);
-            return atomic_file_open_in_place(f, path, err);
+            f->in_place = 1;
+            return 0;
         }
         snprintf(f->path, sizeof f->path, "%s", real);
         free(real);
     }
+    return 0;
+}
+
+/* The temporary file beside f->path, created empty: a descriptor, or -1
+ * with err. */
+static int atomic_file_create_tmp(struct atomic_file *f, const char *path, struct err *err)
+{
     int fd = -1;
     for (int tries = 0; fd < 0 && tries < 100; tries++) {
         snprintf(f->tmp, sizeof f->tmp, "%s.tmp.%ld.%u", f->path, (long)getpid(), atomic_file_counter++);
@@ -75,9 +82,28 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
             break;
     }
     if (fd < 0)
-        return err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
-    if (exists)
-        (void)fchmod(fd, st.st_mode & 07777); /* best effort: a file replaced keeps its mode */
+        err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+    return fd;
+}
+
+int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
+{
+    int mode;
+    if (atomic_file_resolve(f, path, &mode, err) != 0)
+        return -1;
+    if (f->in_place) {
+        /* "w" truncates a regular file behind /dev/stdout, as a shell's > does;
+         * a device or FIFO is opened for writing as it is. */
+        f->fp = fopen(path, "wb");
+        if (!f->fp)
+            return err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+        return 0;
+    }
+    int fd = atomic_file_create_tmp(f, path, err);
+    if (fd < 0)
+        return -1;
+    if (mode >= 0)
+        (void)fchmod(fd, (mode_t)mode); /* best effort: a file replaced keeps its mode */
     f->fp = fdopen(fd, "wb");
     if (!f->fp) {
         int saved = errno;
@@ -85,6 +111,22 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
         remove(f->tmp);
         return err_set(err, path, 0, 0, "cannot write: %s", strerror(saved));
     }
+    return 0;
+}
+
+int atomic_file_probe(const char *path, struct err *err)
+{
+    struct atomic_file f;
+    int mode;
+    if (atomic_file_resolve(&f, path, &mode, err) != 0)
+        return -1;
+    if (f.in_place) /* opening would truncate what a shell redirected, or wait for a FIFO's reader */
+        return access(path, W_OK) == 0 ? 0 : err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+    int fd = atomic_file_create_tmp(&f, path, err);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    remove(f.tmp);
     return 0;
 }
 

@@ -40,6 +40,11 @@ struct atomic_file {
 };
 
 int atomic_file_open(struct atomic_file *f, const char *path, struct err *err);
+/* Whether path could be opened as atomic_file_open would, leaving nothing
+ * behind (a temporary file is created and removed; what is written in
+ * place is only asked for write access): an output refused before a long
+ * run rather than after it. Returns 0, or -1 with open's message. */
+int atomic_file_probe(const char *path, struct err *err);
 /* Returns 0, or -1 (the temporary file is removed) if anything failed. */
 int atomic_file_commit(struct atomic_file *f, struct err *err);
 /* Leaves PATH as it was (a file written in place keeps what was written). */

@@ -56,6 +56,32 @@ echo keep >"$TMP/keep.csv"
 printf '1 0 -1 10 1 -1 -1 1 10\n2 x -1 10 1 -1 -1 1 10\n' >"$TMP/bad.swf"
 expect_exit 2 "bad trace" "$FLEETSIM" replay -q --nodes 4 --jobs-csv "$TMP/keep.csv" "$TMP/bad.swf"
 if [ "$(cat "$TMP/keep.csv")" = keep ] && [ -z "$(ls "$TMP" | grep tmp)" ]; then pass; else fail "a failed run touched its output"; fi
+# an output that cannot be written is refused before the trace is read (a
+# long replay is not run for nothing): with a bad trace too, the output's
+# error (3) comes first, and the check leaves no temporary file behind
+expect_exit 3 "jobs csv in a missing folder, bad trace" "$FLEETSIM" replay -q --nodes 4 --jobs-csv "$TMP/no/such/dir/jobs.csv" "$TMP/bad.swf"
+mkdir -p "$TMP/a-folder"
+expect_exit 3 "jobs csv is a folder" "$FLEETSIM" replay -q --nodes 4 --jobs-csv "$TMP/a-folder" "$TMP/bad.swf"
+if grep -q "a-folder: error: cannot write: is a folder" "$TMP/err"; then pass; else fail "folder message: $(cat "$TMP/err")"; fi
+expect_exit 2 "bad trace after the output's check" "$FLEETSIM" replay -q --nodes 4 --jobs-csv "$TMP/probe.csv" "$TMP/bad.swf"
+if [ ! -e "$TMP/probe.csv" ] && [ -z "$(ls "$TMP" | grep tmp)" ]; then pass; else fail "the output's check left a file"; fi
+expect_exit 2 "jobs csv on standard output" "$FLEETSIM" replay -q --jobs-csv - $demo
+if grep -q "needs a file: standard output carries the summary" "$TMP/err" && [ ! -e ./- ]; then pass; else fail "--jobs-csv - message: $(cat "$TMP/err")"; fi
+
+# a forecast's teams are the scenario's, and "(trace)" (the jobs of a base
+# trace) only when it has one: an idle made-up team would read as one with
+# perfect waits
+"$FLEETSIM" forecast -q -r 1 -j 1 --json tests/planner/teams.yaml >"$TMP/teams.json"
+"$FLEETSIM" forecast -q -r 1 -j 1 --json tests/planner/known.yaml >"$TMP/known.json"
+if python3 - "$TMP/teams.json" "$TMP/known.json" <<'PY'
+import json, sys
+teams = json.load(open(sys.argv[1]))["periods"][0]
+known = json.load(open(sys.argv[2]))["periods"][0]
+assert sorted(teams["team_gpu_hours_mean"]) == ["long", "quick"], teams["team_gpu_hours_mean"]
+assert sorted(teams["team_waits"]) == ["long", "quick"], teams["team_waits"]
+assert "(trace)" in known["team_gpu_hours_mean"] and "(trace)" in known["team_waits"], known["team_waits"]
+PY
+then pass; else fail "forecast teams"; fi
 
 # native format: SWF -> JSONL -> replay gives the same schedule; convert is deterministic
 check "convert to jsonl" "$FLEETSIM" trace convert -q $demo "$TMP/demo.jsonl"

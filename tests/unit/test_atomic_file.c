@@ -167,6 +167,39 @@ static void test_folder_refused(void)
     CHECK_STR(e.msg, "cannot write: is a folder");
 }
 
+/* The check before a long run: the answer open would give, and nothing
+ * left behind (no temporary file, an existing file untouched, a FIFO not
+ * waited on). */
+static void test_probe(void)
+{
+    make_dir();
+    struct err e;
+    err_clear(&e);
+    char path[512], fifo[512];
+    snprintf(path, sizeof path, "%s/probe/x.csv", dir);
+    CHECK_INT(atomic_file_probe(path, &e), -1); /* a folder that is not there */
+    CHECK_STR(e.msg, "cannot write: No such file or directory");
+    err_clear(&e);
+    CHECK_INT(atomic_file_probe(dir, &e), -1);
+    CHECK_STR(e.msg, "cannot write: is a folder");
+    int before = entries(dir);
+    snprintf(path, sizeof path, "%s/new.csv", dir);
+    CHECK_INT(atomic_file_probe(path, &e), 0);
+    CHECK(access(path, F_OK) != 0);
+    CHECK_INT(entries(dir), before);
+    snprintf(path, sizeof path, "%s/kept.csv", dir);
+    put(path, "kept");
+    CHECK_INT(atomic_file_probe(path, &e), 0);
+    CHECK(has(path, "kept"));
+    CHECK_INT(entries(dir), before + 1);
+    CHECK_INT(atomic_file_probe("/dev/null", &e), 0);
+    snprintf(fifo, sizeof fifo, "%s/probe-fifo", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK_INT(atomic_file_probe(fifo, &e), 0); /* no reader: opening would block */
+    remove(fifo);
+    remove(path);
+}
+
 static void test_same_as_input(void)
 {
     make_dir();
@@ -292,6 +325,7 @@ void suite_atomic_file(void)
     test_run("atomic_file writes a FIFO in place", test_fifo_in_place);
     test_run("atomic_file writes a device in place", test_device_in_place);
     test_run("atomic_file refuses a folder", test_folder_refused);
+    test_run("atomic_file's probe answers as open would and leaves nothing", test_probe);
     test_run("atomic_file refuses an output that is an input", test_same_as_input);
     test_run("atomic_file swaps a report folder whole", test_dir_swap);
     test_run("input_file bounds and refusals", test_input_bounds);
