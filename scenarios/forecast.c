@@ -279,7 +279,7 @@ static int team_waits(const struct workload *w, const struct sim_result *res, si
     for (size_t i = 0; i < w->n; i++) {
         if (res->jobs[i].start_us < 0)
             continue;
-        size_t t = w->jobs[i].team >= 0 && (size_t)w->jobs[i].team < n_teams - 1 ? (size_t)w->jobs[i].team : n_teams - 1;
+        size_t t = team_of(&w->jobs[i], n_teams);
         rep->team_n_waits[t]++;
     }
     for (size_t t = 0; t < n_teams; t++)
@@ -290,7 +290,7 @@ static int team_waits(const struct workload *w, const struct sim_result *res, si
     for (size_t i = 0; i < w->n; i++) {
         if (res->jobs[i].start_us < 0)
             continue;
-        size_t t = w->jobs[i].team >= 0 && (size_t)w->jobs[i].team < n_teams - 1 ? (size_t)w->jobs[i].team : n_teams - 1;
+        size_t t = team_of(&w->jobs[i], n_teams);
         rep->team_waits_s[rep->team_offset[t] + fill[t]++] = (double)(res->jobs[i].start_us - w->jobs[i].submit_us) / 1e6;
     }
     free(fill);
