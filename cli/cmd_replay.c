@@ -363,7 +363,8 @@ static int replay_normal(const struct replay_args *a)
         goto done;
     }
     if (a->json) {
-        if (summary_write_json(stdout, &s, a->trace, a->policy, cluster.n_nodes, (int32_t)slots, &err) != 0) {
+        if (summary_write_json(stdout, &s, a->trace, a->policy, simulation_convention_name(a->convention),
+                               cluster.n_nodes, (int32_t)slots, &err) != 0) {
             cli_print_err(&err);
             rc = CLI_IO;
         }
@@ -373,7 +374,9 @@ static int replay_normal(const struct replay_args *a)
             snprintf(desc, sizeof desc, "%s", machines_desc);
         else
             describe_cluster(&cluster, a->scenario, desc, sizeof desc);
-        summary_write_text(stdout, &s, a->trace, a->policy, desc);
+        summary_write_text(stdout, &s, a->trace, a->policy,
+                           a->convention == SIM_CONVENTION_FLEETSIM ? NULL : simulation_convention_name(a->convention),
+                           desc);
     }
     /* Waits of jobs that never started would read as a perfect policy. */
     size_t runnable = w.n - result.stats.skipped_too_big - result.stats.skipped_invalid;

@@ -131,7 +131,7 @@ static void format_duration(char *buf, size_t len, double seconds)
 }
 
 void summary_write_text(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
-                        const char *cluster)
+                        const char *convention, const char *cluster)
 {
     char mk[32], mean[32], p50[32], p95[32], p99[32];
     format_duration(mk, sizeof mk, s->makespan_s);
@@ -141,6 +141,8 @@ void summary_write_text(FILE *out, const struct replay_summary *s, const char *t
     format_duration(p99, sizeof p99, s->wait_p99_s);
     fprintf(out, "trace        %s\n", trace);
     fprintf(out, "policy       %s\n", policy);
+    if (convention)
+        fprintf(out, "convention   %s\n", convention);
     fprintf(out, "cluster      %s\n", cluster);
     fprintf(out, "jobs         %zu run (%zu killed at their time limit), %zu skipped, %zu unfinished\n",
             s->jobs_run, s->killed_at_limit, s->skipped, s->unfinished);
@@ -160,14 +162,14 @@ void summary_write_text(FILE *out, const struct replay_summary *s, const char *t
 }
 
 int summary_write_json(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
-                       uint32_t nodes, int32_t slots_per_node, struct err *err)
+                       const char *convention, uint32_t nodes, int32_t slots_per_node, struct err *err)
 {
     json_t *root = json_pack(
-        "{s:{s:s, s:s}, s:s, s:s, s:{s:I, s:I, s:I},"
+        "{s:{s:s, s:s}, s:s, s:s, s:s, s:{s:I, s:I, s:I},"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
         " s:f, s:f, s:{s:f, s:f, s:f, s:f}, s:f, s:I, s:{s:I, s:I}}",
         "meta", "tool", "fleetsim", "version", FLEETSIM_VERSION_STRING,
-        "trace", trace, "policy", policy,
+        "trace", trace, "policy", policy, "convention", convention,
         "cluster", "nodes", (json_int_t)nodes, "slots_per_node", (json_int_t)slots_per_node, "slots",
         (json_int_t)s->total_slots,
         "jobs", "in_trace", (json_int_t)s->jobs_in_trace, "run", (json_int_t)s->jobs_run, "completed",

@@ -50,11 +50,14 @@ struct replay_summary {
 
 int summary_compute(const struct workload *w, const struct sim_result *r, struct replay_summary *s,
                     struct err *err);
-/* cluster: how to describe the cluster on its line, e.g. "16 nodes x 8 slots". */
+/* cluster: how to describe the cluster on its line, e.g. "16 nodes x 8 slots".
+ * convention: the tie convention's name, on a line of its own; NULL for the
+ * default one (whose summaries have no such line). */
 void summary_write_text(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
-                        const char *cluster);
+                        const char *convention, const char *cluster);
+/* convention: always named, so that a result says how it was reached. */
 int summary_write_json(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
-                       uint32_t nodes, int32_t slots_per_node, struct err *err);
+                       const char *convention, uint32_t nodes, int32_t slots_per_node, struct err *err);
 /* One row per job in trace order: id,submit_s,start_s,end_s,wait_s,runtime_s,
  * slots,nodes,outcome. Written atomically (temporary file, then rename). */
 int summary_write_jobs_csv(const char *path, const struct workload *w, const struct sim_result *r,

@@ -26,6 +26,14 @@ if "$FLEETSIM" replay --help | grep -q -- "--convention NAME"; then pass; else f
 "$FLEETSIM" replay -q --json $demo >"$TMP/conv-default.json"
 "$FLEETSIM" replay -q --json --convention fleetsim $demo >"$TMP/conv-fleetsim.json"
 if cmp -s "$TMP/conv-default.json" "$TMP/conv-fleetsim.json"; then pass; else fail "--convention fleetsim is not the default"; fi
+# a result says how it was reached: the JSON names the convention always,
+# the text summary when it is not the default
+"$FLEETSIM" replay -q --json --convention pyss $demo >"$TMP/conv-pyss.json"
+"$FLEETSIM" replay -q --convention cqsim $demo >"$TMP/conv-cqsim.txt"
+"$FLEETSIM" replay -q $demo >"$TMP/conv-default.txt"
+if grep -q '"convention": "fleetsim"' "$TMP/conv-default.json" && grep -q '"convention": "pyss"' "$TMP/conv-pyss.json" &&
+   grep -q '^convention   cqsim$' "$TMP/conv-cqsim.txt" && ! grep -q '^convention' "$TMP/conv-default.txt"; then pass
+else fail "the convention in the summaries"; fi
 expect_exit 3 "missing trace file" "$FLEETSIM" replay "$TMP/does-not-exist.swf"
 "$FLEETSIM" replay --policy fifo $demo 2>"$TMP/err"
 if grep -q "unknown ordering 'fifo'" "$TMP/err"; then pass; else fail "unknown policy message: $(cat "$TMP/err")"; fi
