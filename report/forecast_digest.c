@@ -321,6 +321,13 @@ static int recommend_plan(struct forecast_digest *d)
  * climb steeply (queueing delay grows as 1 / (1 - load)). */
 #define TIGHT_LOAD 0.85
 
+/* Whether period p's offered load passes its capacity (both known). */
+static int short_of_capacity(const struct forecast_digest *d, uint32_t p)
+{
+    double load = pband(d, p, FM_OFFERED_LOAD)->mean, cap = pband(d, p, FM_CAPACITY)->mean;
+    return isfinite(load) && isfinite(cap) && cap > 0 && load > cap;
+}
+
 static int recommend_capacity(struct forecast_digest *d)
 {
     uint32_t first = UINT32_MAX, worst = 0, tight = 0;
@@ -329,7 +336,7 @@ static int recommend_capacity(struct forecast_digest *d)
         double load = pband(d, p, FM_OFFERED_LOAD)->mean, cap = pband(d, p, FM_CAPACITY)->mean;
         if (!isfinite(load) || !isfinite(cap) || cap <= 0)
             continue;
-        if (load > cap) {
+        if (short_of_capacity(d, p)) {
             if (first == UINT32_MAX)
                 first = p;
             if (load - cap > worst_gap) {
@@ -469,9 +476,19 @@ static int recommend(struct forecast_digest *d)
                      l, len))
             return -1;
     }
+    /* The earlier alarm leads: an SLO missed periods before the load passes
+     * capacity, told second, would read as a cluster that holds until then. */
+    uint32_t short_from = 0, missed_from = 0;
+    while (short_from < d->n_periods && !short_of_capacity(d, short_from))
+        short_from++;
+    while (d->has_slo && missed_from < d->n_periods && d->slo_share[missed_from] >= d->slo_confidence)
+        missed_from++;
+    int slo_first = d->has_slo && missed_from < short_from;
+    if (slo_first && recommend_slo(d))
+        return -1;
     if (recommend_capacity(d))
         return -1;
-    if (d->has_slo && recommend_slo(d))
+    if (!slo_first && d->has_slo && recommend_slo(d))
         return -1;
     return recommend_waits_and_use(d);
 }

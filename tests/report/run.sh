@@ -82,6 +82,12 @@ assert any("offered load outgrows capacity from Q3" in l and "2,120 GPUs of work
            and "Already in Q1 the load is 89% of capacity" in l
            for l in d["recommendation"]), d["recommendation"]
 assert not any("partial:" in l or "is partial" in l for l in d["recommendation"]), d["recommendation"]
+# the SLO is missed from Q2, the load passes capacity from Q3: the earlier
+# alarm is told first, or the cluster would read as fine until Q3
+rec = d["recommendation"]
+i_slo = [i for i, l in enumerate(rec) if l.startswith("SLO ") and "is missed in Q2" in l]
+i_cap = [i for i, l in enumerate(rec) if "outgrows capacity from Q3" in l]
+assert i_slo and i_cap and i_slo[0] < i_cap[0], rec
 assert d["action_needed"] is True
 PY
 
