@@ -68,6 +68,10 @@ int cli_check_output(const char *output, const char *input)
         cli_print_err(&err);
         return CLI_USAGE;
     }
+    if (strcmp(output, "-") != 0 && atomic_file_probe(output, &err) != 0) {
+        cli_print_err(&err);
+        return CLI_IO;
+    }
     return CLI_OK;
 }
 

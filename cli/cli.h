@@ -49,10 +49,13 @@ int cli_cluster_from_machines(const char *path, int quiet, struct cluster *c, ch
 /* Loads a scenario, printing its diagnostics; returns CLI_OK, CLI_USAGE or
  * CLI_IO. s must be initialised (release it either way). */
 int cli_load_scenario(const char *path, struct scenario *s, int quiet);
-/* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
-/* Refuses (CLI_USAGE, with a message) an output that is the same regular
- * file as input (NULL: none), before anything is read. */
+/* Checks an output before anything is read or run, with a message: one
+ * that is the same regular file as input (NULL: none) is refused with
+ * CLI_USAGE, one that cannot be written (a missing folder, a folder:
+ * atomic_file_probe) with CLI_IO, so a long run is not made for nothing.
+ * "-" (standard output) is never refused. Returns CLI_OK or that code. */
 int cli_check_output(const char *output, const char *input);
+/* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "auto", "swf", "jsonl", "sacct", "philly", ... (TRACE_FORMAT_NAMES) -> *fmt;

@@ -152,8 +152,10 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
         return cli_usage_error("bench", "--partition is for --slurm");
     if (a->tolerance_given && !a->baseline)
         return cli_usage_error("bench", "--tolerance needs --baseline");
-    if (a->junit && (cli_check_output(a->junit, a->suite) != CLI_OK || cli_check_output(a->junit, a->baseline) != CLI_OK))
-        return CLI_USAGE;
+    int rc = CLI_OK;
+    if (a->junit && ((rc = cli_check_output(a->junit, a->suite)) != CLI_OK ||
+                     (rc = cli_check_output(a->junit, a->baseline)) != CLI_OK))
+        return rc;
     return CLI_OK;
 }
 

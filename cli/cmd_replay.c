@@ -12,7 +12,6 @@
 #include "report/summary.h"
 #include "scenarios/build.h"
 #include "scenarios/scenario.h"
-#include "sim/atomic_file.h"
 #include "traces/machines.h"
 #include "traces/trace.h"
 
@@ -47,12 +46,13 @@ static const char replay_usage[] =
     "                        log without a header its X.swf.machines\n"
     "      --format F        trace format (default: auto): auto, swf, jsonl, sacct,\n"
     "                        philly, helios, acme, pai, openb, itp\n"
-    "      --jobs-csv FILE   write one row per job (start, end, wait, outcome)\n"
+    "      --jobs-csv FILE   write one row per job (start, end, wait, outcome); a FILE that\n"
+    "                        cannot be written is refused before the trace is read\n"
     "      --convention NAME what happens first at one instant: fleetsim (every event\n"
     "                        of the instant, then one pass; the default), pyss or cqsim\n"
     "                        (a pass per event, ends and arrivals ordered as those\n"
     "                        simulators order them; see README, \"Tie rules\")\n"
-    "      --json            print the summary as JSON on stdout\n"
+    "      --json            print the summary as JSON on stdout (it names the convention)\n"
     "  -q, --quiet           do not print warnings\n"
     "      --protocol rlscheduler\n"
     "                        the RLScheduler (SC'20) evaluation protocol: ten windows of\n"
@@ -484,17 +484,8 @@ int cmd_replay(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK)
         return rc;
-    if (a.jobs_csv && (cli_check_output(a.jobs_csv, a.trace) != CLI_OK ||
-                       cli_check_output(a.jobs_csv, a.scenario) != CLI_OK))
-        return CLI_USAGE;
-    if (a.protocol)
-        return replay_protocol(&a);
-    /* a file that cannot be written is refused now, not after the run */
-    struct err err;
-    err_clear(&err);
-    if (a.jobs_csv && atomic_file_probe(a.jobs_csv, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
-    }
-    return replay_normal(&a);
+    if (a.jobs_csv && ((rc = cli_check_output(a.jobs_csv, a.trace)) != CLI_OK ||
+                       (rc = cli_check_output(a.jobs_csv, a.scenario)) != CLI_OK))
+        return rc;
+    return a.protocol ? replay_protocol(&a) : replay_normal(&a);
 }

@@ -94,10 +94,11 @@ static int parse_trace_args(int argc, char **argv, struct trace_args *a)
 
 static int trace_convert(const char *in, const char *out, const struct trace_args *a)
 {
-    if (cli_check_output(out, in) != CLI_OK)
-        return CLI_USAGE;
+    int rc = cli_check_output(out, in);
+    if (rc != CLI_OK)
+        return rc;
     struct workload w;
-    int rc = cli_read_trace(in, a->format, SWF_REPLAY, a->quiet, &w);
+    rc = cli_read_trace(in, a->format, SWF_REPLAY, a->quiet, &w);
     if (rc == CLI_OK) {
         struct err err;
         err_clear(&err);
@@ -114,13 +115,14 @@ static int trace_convert(const char *in, const char *out, const struct trace_arg
 
 static int trace_generate(const char *path, const char *out, const struct trace_args *a)
 {
-    if (cli_check_output(out, path) != CLI_OK)
-        return CLI_USAGE;
+    int rc = cli_check_output(out, path);
+    if (rc != CLI_OK)
+        return rc;
     struct scenario s;
     scenario_init(&s);
     struct workload w;
     workload_init(&w);
-    int rc = cli_load_scenario(path, &s, a->quiet);
+    rc = cli_load_scenario(path, &s, a->quiet);
     if (rc == CLI_OK && s.workload.base_trace)
         rc = cli_check_output(out, s.workload.base_trace);
     if (rc == CLI_OK && !s.has_workload) {

@@ -68,9 +68,10 @@ struct promise_release {
 #define PROMISE_BOUNDS 32u
 #define PROMISE_BOUND_TABLE 64u
 
-/* The latest start a held promise of each shape settled at so far, kept
- * column by column so that promises_may_move's scan over them needs no
- * branch: entry k is (slots[k], dur_us[k]) settled at at_us[k]. */
+/* The latest start a held promise of each shape settled at so far: entry
+ * k is (slots[k], dur_us[k]) settled at at_us[k]. promises_settled finds a
+ * shape's entry through `entry` (it scanned every shape for every promise
+ * before); promises_may_move reads them all. */
 struct promise_bounds {
     int64_t slots[PROMISE_BOUNDS], dur_us[PROMISE_BOUNDS], at_us[PROMISE_BOUNDS];
     uint8_t entry[PROMISE_BOUND_TABLE]; /* by a hash of the shape: k + 1, or 0 */

@@ -17,7 +17,6 @@
 
 enum rank_kind { RANK_CLASSIC, RANK_MULTIFACTOR, RANK_TIRESIAS, RANK_SRTF };
 
-/* Sort key when a quota puts the jobs that fit their quota first. */
 struct queue_policy {
     enum rank_kind rank;
     enum ordering_kind ordering; /* RANK_CLASSIC */
@@ -311,7 +310,6 @@ static int grow_queued(struct queue_policy *q, uint32_t n)
     q->cap = cap;
     return 0;
 }
-
 
 /* Attained GPU microseconds of a running job now. */
 static double attained_now(const struct cluster_view *v, const struct policy_running *r)

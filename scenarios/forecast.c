@@ -170,7 +170,8 @@ static size_t team_of(const struct job *j, size_t n_teams)
     return j->team >= 0 && (size_t)j->team < n_teams - 1 ? (size_t)j->team : n_teams - 1;
 }
 
-/* The same waits, team by team (jobs without a team count as the last). */
+/* The same waits, team by team (a base trace's jobs, of no scenario team,
+ * count as the last, "(trace)"; without a trace every job has a team). */
 static int period_team_waits(const struct workload *w, const struct sim_result *res,
                              const struct forecast_result *shape, sim_time end_us, struct forecast_period *periods,
                              struct err *err)

@@ -73,6 +73,12 @@ expect_exit 3 "jobs csv is a folder" "$FLEETSIM" replay -q --nodes 4 --jobs-csv 
 if grep -q "a-folder: error: cannot write: is a folder" "$TMP/err"; then pass; else fail "folder message: $(cat "$TMP/err")"; fi
 expect_exit 2 "bad trace after the output's check" "$FLEETSIM" replay -q --nodes 4 --jobs-csv "$TMP/probe.csv" "$TMP/bad.swf"
 if [ ! -e "$TMP/probe.csv" ] && [ -z "$(ls "$TMP" | grep tmp)" ]; then pass; else fail "the output's check left a file"; fi
+# the same check serves every command that writes a file (cli_check_output):
+# refused before the trace is read or the suite run, nothing written
+expect_exit 3 "trace convert into a missing folder, bad trace" "$FLEETSIM" trace convert -q "$TMP/bad.swf" "$TMP/no/such/dir/t.jsonl"
+expect_exit 3 "fit -o into a folder, bad trace" "$FLEETSIM" fit -q -o "$TMP/a-folder" "$TMP/bad.swf"
+expect_exit 3 "bench --junit into a missing folder, before the suite" "$FLEETSIM" bench -q --junit "$TMP/no/such/dir/j.xml" "$TMP/no-such-suite.yaml"
+if grep -q "j.xml: error: cannot write: No such file or directory" "$TMP/err"; then pass; else fail "junit message: $(cat "$TMP/err")"; fi
 expect_exit 2 "jobs csv on standard output" "$FLEETSIM" replay -q --jobs-csv - $demo
 if grep -q "needs a file: standard output carries the summary" "$TMP/err" && [ ! -e ./- ]; then pass; else fail "--jobs-csv - message: $(cat "$TMP/err")"; fi
 
