@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -60,6 +63,7 @@ void child_run_ms(char *const argv[], const char *dir, int timeout_ms, int split
         close(out[1]);
         return;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(out[0]);
@@ -73,6 +77,18 @@ void child_run_ms(char *const argv[], const char *dir, int timeout_ms, int split
     if (pid == 0) {
         /* The child: its own process group, so a timeout can end all of it. */
         setpgid(0, 0);
+#ifdef __linux__
+        /* and it dies with its caller: a tool the caller no longer waits for
+         * must not act later. A SIGKILLed agent's `scontrol update` would
+         * otherwise land after the next agent read Slurm's queue and pinned
+         * the job itself: one decision carried out twice. (The signal
+         * follows the forking thread, which waits here for the child's end.)
+         * getppid: the caller may have died before prctl. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(CHILD_EXIT_NO_EXEC);
+#else
+        (void)parent;
+#endif
         /* a host that blocks signals (the agent reads them from a signalfd)
          * must not pass that mask on to what it runs */
         sigset_t none;

@@ -1,8 +1,9 @@
 /* child: runs a program without a shell (fork + execvp of an argv), with its
  * standard input from /dev/null, collects the start of what it prints, and
- * stops it (its whole process group) when it outlives a deadline. Shared by
- * every caller of an outside tool (gnuplot, Slurm's sbatch/squeue/scancel),
- * so none of them builds a command line a shell would parse.
+ * stops it (its whole process group) when it outlives a deadline; on Linux
+ * it is killed when its caller dies. Shared by every caller of an outside
+ * tool (gnuplot, Slurm's sbatch/squeue/scancel), so none of them builds a
+ * command line a shell would parse.
  *
  * Output is kept up to CHILD_OUTPUT_KEEP - 1 bytes, NUL-terminated; the rest
  * is read and dropped so the child never blocks on a full pipe.

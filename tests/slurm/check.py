@@ -12,8 +12,9 @@
                                          carries the shape, so the policy never asks for one
   crash SQUEUE_JSON STATE_DB SLURMCTLD_LOG IDS
                                          after the crashes: all jobs in IDS completed, each decided
-                                         once (one row), pinned once and allocated once in
-                                         slurmctld's own log
+                                         once (one row) and allocated once in slurmctld's own
+                                         log, and every pin of it there names the decided nodes
+                                         (a pin repeated after a restart is a retry: counted)
   preempted SQUEUE_JSON STATE_DB OUTDIR VICTIM
                                          the victim was requeued by the agent (a preemption
                                          row), ran twice (restart count 0, then 1), completed
@@ -160,14 +161,19 @@ def order(trace, csv, log=None):
 def crash(squeue, db, log, ids):
     jobs = jobs_of(squeue, ids)
     n = len(open(ids).read().split())
-    per = {job_id: len(choices) for job_id, choices in decided_nodes(db).items()}
+    chosen = decided_nodes(db)
+    per = {job_id: len(choices) for job_id, choices in chosen.items()}
     bad = 0
-    pins, allocs = {}, {}
+    pins, allocs, off = {}, {}, {}
     with open(log) as f:
         for line in f:
-            m = re.search(r"setting req_nodes to \S+ for JobId=(\d+)", line)
+            m = re.search(r"setting req_nodes to (\S+) for JobId=(\d+)", line)
             if m:
-                pins[int(m.group(1))] = pins.get(int(m.group(1)), 0) + 1
+                jid = int(m.group(2))
+                pins[jid] = pins.get(jid, 0) + 1
+                want = [c.split(":")[0] for c in chosen.get(jid, [""])[0].split(",")]
+                if expand(m.group(1)) != want:
+                    off[jid] = m.group(1)
             m = re.search(r"sched: Allocate JobId=(\d+) ", line)
             if m:
                 allocs[int(m.group(1))] = allocs.get(int(m.group(1)), 0) + 1
@@ -176,11 +182,14 @@ def crash(squeue, db, log, ids):
         print("FAIL: %d jobs, %d completed, want %s" % (len(jobs), done, n))
         bad += 1
     for jid in sorted(jobs):
-        if per.get(jid, 0) != 1 or pins.get(jid, 0) != 1 or allocs.get(jid, 0) != 1:
-            print("FAIL: job %d: %d decisions, pinned %d times, started %d times"
-                  % (jid, per.get(jid, 0), pins.get(jid, 0), allocs.get(jid, 0)))
+        if per.get(jid, 0) != 1 or pins.get(jid, 0) < 1 or allocs.get(jid, 0) != 1 or jid in off:
+            print("FAIL: job %d: %d decisions, pinned %d times%s, started %d times"
+                  % (jid, per.get(jid, 0), pins.get(jid, 0),
+                     " (once to %s, not the decided nodes)" % off[jid] if jid in off else "", allocs.get(jid, 0)))
             bad += 1
-    print("crash: %d jobs, %d completed, decided/pinned/started once: %d" % (len(jobs), done, len(jobs) - bad))
+    repinned = sum(1 for jid in jobs if pins.get(jid, 0) > 1)
+    print("crash: %d jobs, %d completed, decided and started once, pinned to the decided nodes: %d"
+          " (pinned again after a restart, same nodes: %d)" % (len(jobs), done, len(jobs) - bad, repinned))
     return 1 if bad else 0
 
 

@@ -1,8 +1,13 @@
 /* Unit tests of sim/child, the one way fleetsim runs an outside program
  * (gnuplot, sbatch/squeue, the agent's Slurm commands). */
+#include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sim/child.h"
 #include "tests/unit/suites.h"
@@ -86,10 +91,67 @@ static void test_limit_and_missing_program(void)
     CHECK(child_in_path("sh"));
 }
 
+#ifdef __linux__
+/* A process is gone once /proc has no entry for it or it is a zombie (in a
+ * container nobody may reap an orphan). */
+static int alive(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    const char *rparen = fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+    fclose(f);
+    return rparen && rparen[1] == ' ' && rparen[2] != 'Z';
+}
+
+/* the caller's side: hands what the child prints to the test through a pipe */
+static int to_pipe(void *ctx, const char *data, size_t n)
+{
+    return write(*(int *)ctx, data, n) == (ssize_t)n ? 0 : -1;
+}
+
+/* A SIGKILLed caller (the agent) must not leave its command running: a
+ * Slurm command it no longer waits for would act after its successor took
+ * over. */
+static void test_dies_with_its_caller(void)
+{
+    int p[2];
+    CHECK(pipe(p) == 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(p[0]);
+        char *argv[] = {"sh", "-c", "echo $$; exec sleep 30", NULL};
+        struct child_result cr;
+        child_run_ms(argv, NULL, 60000, 1, to_pipe, &p[1], &cr);
+        _exit(0);
+    }
+    close(p[1]);
+    char buf[32] = "";
+    ssize_t got = read(p[0], buf, sizeof buf - 1);
+    close(p[0]);
+    long pid = got > 0 ? strtol(buf, NULL, 10) : 0;
+    CHECK(pid > 0);
+    CHECK(pid > 0 && alive((pid_t)pid));
+    kill(caller, SIGKILL);
+    waitpid(caller, NULL, 0);
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 500 && pid > 0 && alive((pid_t)pid); i++)
+        nanosleep(&tick, NULL);
+    CHECK(pid > 0 && !alive((pid_t)pid));
+    if (pid > 0)
+        kill((pid_t)pid, SIGKILL); /* a failed check leaves no sleeper */
+}
+#endif
+
 void suite_child(void)
 {
     test_run("child keeps output, stderr split", test_output_kept_and_split);
     test_run("child hands all stdout to a sink", test_sink_gets_everything);
     test_run("child stops when the sink refuses", test_sink_refusal_stops_the_child);
     test_run("child limit and missing program", test_limit_and_missing_program);
+#ifdef __linux__
+    test_run("child dies with its caller", test_dies_with_its_caller);
+#endif
 }
