@@ -86,7 +86,7 @@ struct placement {
     uint32_t n_extra;
     enum placement_strategy strategy;
     int32_t type_filter; /* gavel: only nodes of this type count as free; -1 = all */
-    struct placement_slot *slots_scratch; /* n_nodes entries: candidates to sort */
+    struct placement_slot *slots_scratch; /* 2 x n_nodes entries: candidates to sort, the sort's scratch */
     int64_t taken_total;
     uint32_t n_nodes;
     uint32_t *bucket_start; /* counting sort by free slots */
