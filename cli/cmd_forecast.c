@@ -50,7 +50,9 @@ static const char forecast_usage[] =
     "offered load (GPU-hours submitted per hour, and its peak with unlimited capacity),\n"
     "the backlog (GPUs queued), capacity, GPU-hours per team and failure losses, each\n"
     "with its spread across replications (mean and\n"
-    "5th-95th percentiles). The scenario needs workload and horizon sections\n"
+    "5th-95th percentiles), then the recommendation in plain words and, when the\n"
+    "load outgrows capacity or the SLO is missed, the 'fleetsim plan' command that\n"
+    "sizes the orders. The scenario needs workload and horizon sections\n"
     "('fleetsim help scenario').\n"
     "\n"
     "options:\n"
@@ -64,7 +66,8 @@ static const char forecast_usage[] =
     "      --partition P      the Slurm partition (default: the cluster's default)\n"
     "      --policy SPEC      override forecast.policy\n"
     "      --report DIR       write index.html with charts, CSV and JSON into DIR\n"
-    "      --json             print the forecast as JSON on stdout\n"
+    "      --json             print the forecast as JSON on stdout (with\n"
+    "                         \"recommendation\", \"action_needed\" and \"next\")\n"
     "  -q, --quiet            no progress or warnings\n"
     "  -h, --help             this help\n"
     "\n"
@@ -375,6 +378,48 @@ static json_t *forecast_json(const struct forecast_result *r)
                      r->partial, "period", r->period_name, "periods", periods);
 }
 
+/* The report's recommendation, in the terminal too: a planner who runs a
+ * forecast without --report gets its verdict, and where the load outgrows
+ * capacity or the SLO is missed, the command that sizes the orders. The
+ * same lines go to --json ("recommendation", "action_needed"), as in the
+ * report's summary.json. */
+static int print_recommendation(FILE *out, const struct forecast_result *r, json_t *root)
+{
+    struct forecast_digest d;
+    struct err err;
+    err_clear(&err);
+    if (forecast_digest_init(&d, r, NULL, &err) != 0) {
+        cli_print_err(&err);
+        return CLI_INTERNAL;
+    }
+    char next[1200] = ""; /* a path of up to 1,024 bytes and the advice */
+    const char *path = r->scenario->path ? r->scenario->path : "SCENARIO";
+    if (d.capacity_short && d.has_slo)
+        snprintf(next, sizeof next, "'fleetsim plan %s' finds the cheapest orders that meet the scenario's SLO.", path);
+    else if (d.capacity_short)
+        snprintf(next, sizeof next,
+                 "'fleetsim plan %s --slo \"p95_wait <= 2h\"' finds the cheapest orders that meet that SLO (the "
+                 "scenario names none: put yours).",
+                 path);
+    if (root) {
+        json_t *rec = json_array();
+        for (size_t i = 0; i < d.n_lines; i++)
+            json_array_append_new(rec, json_string(d.lines[i]));
+        json_object_set_new(root, "recommendation", rec);
+        json_object_set_new(root, "action_needed", json_boolean(d.alarm));
+        if (next[0])
+            json_object_set_new(root, "next", json_string(next));
+    } else {
+        fprintf(out, "\nrecommendation%s\n", d.alarm ? " (action needed)" : "");
+        for (size_t i = 0; i < d.n_lines; i++)
+            fprintf(out, "- %s\n", d.lines[i]);
+        if (next[0])
+            fprintf(out, "next: %s\n", next);
+    }
+    forecast_digest_release(&d);
+    return CLI_OK;
+}
+
 static int print_json(json_t *root)
 {
     int rc = root ? json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : -1;
@@ -442,12 +487,17 @@ int cmd_forecast(int argc, char **argv)
     if (run < 0) {
         rc = CLI_INTERNAL;
     } else {
-        if (a.json)
-            rc = print_json(forecast_json(&r));
-        else
-        {
+        if (a.json) {
+            json_t *root = forecast_json(&r);
+            rc = root ? print_recommendation(stdout, &r, root) : CLI_INTERNAL;
+            if (rc == CLI_OK)
+                rc = print_json(root);
+            else
+                json_decref(root);
+        } else {
             print_forecast_table(stdout, &r);
             print_team_waits(stdout, &r);
+            rc = print_recommendation(stdout, &r, NULL);
         }
         if (rc == CLI_OK && a.report_dir)
             rc = write_report(a.report_dir, &r, NULL, a.quiet);

@@ -352,7 +352,7 @@ static int recommend_capacity(struct forecast_digest *d)
     }
     char l1[16], l2[16], date[32], a[32], b[32], c[32], e[32];
     if (first != UINT32_MAX) {
-        d->alarm = 1;
+        d->alarm = d->capacity_short = 1;
         forecast_digest_period_label(d, first, l1, sizeof l1);
         forecast_digest_when(d, forecast_digest_period_start(d, first), date, sizeof date);
         double load = pband(d, first, FM_OFFERED_LOAD)->mean, cap = pband(d, first, FM_CAPACITY)->mean;
@@ -419,7 +419,7 @@ static int recommend_slo(struct forecast_digest *d)
     if (!ox)
         return add_line(d, "SLO %s is met in every %s in at least %.0f%% of replications.", what, d->r->period_name,
                         100.0 * d->slo_confidence);
-    d->alarm = 1;
+    d->alarm = d->capacity_short = 1;
     return add_line(d, "SLO %s (confidence %.0f%%) is missed in %s%s%s.", what, 100.0 * d->slo_confidence, missed,
                     om ? "; met in " : "", met);
 }

@@ -68,6 +68,7 @@ struct forecast_digest {
     char **lines;
     size_t n_lines;
     int alarm;                /* something needs action: shortfall, SLO missed, no plan */
+    int capacity_short;       /* the load passes capacity or the SLO is missed: what a plan answers */
 };
 
 int forecast_digest_init(struct forecast_digest *d, const struct forecast_result *r,

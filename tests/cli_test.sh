@@ -169,6 +169,26 @@ for x in p:
     assert x["offered_peak_gpus"]["mean"] >= x["offered_load_gpus"]["mean"]
     assert x["backlog_gpus"]["mean"] >= 0
 PY
+# the recommendation in the terminal and in --json: none needed at 75% of
+# capacity; at 150% the shortfall, and the plan command that sizes the orders
+if grep -q '^recommendation$' "$TMP/fc.txt" && grep -q '^- Capacity covers the offered load in every quarter' "$TMP/fc.txt" &&
+   ! grep -q '^next:' "$TMP/fc.txt"; then pass; else fail "forecast: recommendation, no action"; cat "$TMP/fc.txt"; fi
+sed 's/jobs_per_hour: 1,/jobs_per_hour: 2,/; s/length: 47w, period: quarter/length: 8w, period: month/' "$TMP/fc.yaml" >"$TMP/fc-short.yaml"
+"$FLEETSIM" forecast -q -j 1 "$TMP/fc-short.yaml" >"$TMP/fc-short.txt"
+if grep -q '^recommendation (action needed)$' "$TMP/fc-short.txt" &&
+   grep -q '^- The offered load outgrows capacity from M1' "$TMP/fc-short.txt" &&
+   grep -qF "next: 'fleetsim plan $TMP/fc-short.yaml --slo \"p95_wait <= 2h\"' finds the cheapest orders" "$TMP/fc-short.txt"; then pass
+else fail "forecast: a shortfall's recommendation names fleetsim plan"; cat "$TMP/fc-short.txt"; fi
+"$FLEETSIM" forecast -q -j 1 --json "$TMP/fc-short.yaml" >"$TMP/fc-short.json"
+check "forecast --json: recommendation, action_needed, next" python3 - "$TMP/fc.json" "$TMP/fc-short.json" "$TMP/fc-short.yaml" <<'PY'
+import json, sys
+ok, short = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert ok["action_needed"] is False and "next" not in ok, ok.get("next")
+assert any(l.startswith("Capacity covers the offered load") for l in ok["recommendation"]), ok["recommendation"]
+assert short["action_needed"] is True
+assert any(l.startswith("The offered load outgrows capacity from M1") for l in short["recommendation"]), short["recommendation"]
+assert short["next"].startswith("'fleetsim plan %s --slo" % sys.argv[3]), short["next"]
+PY
 # ---- issue 11: one output writer, bounded inputs, no crash from a library ----
 small=tests/fuzz/seeds/fuzz_replication/small-forecast.yaml
 # an output that is also an input is refused before anything is read, and left as it was
