@@ -378,13 +378,71 @@ static json_t *forecast_json(const struct forecast_result *r)
                      r->partial, "period", r->period_name, "periods", periods);
 }
 
+/* word as one shell word: as is when it has only safe characters, else in
+ * single quotes (a quote inside as '\''). malloc'd; NULL when out of memory. */
+static char *shell_word(const char *word)
+{
+    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-") ==
+                       strlen(word))
+        return strdup(word);
+    char *q = malloc(4 * strlen(word) + 3), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '\'';
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}
+
+/* The plan command that answers a shortfall: this forecast's scenario and
+ * options, and an SLO when the scenario names none. malloc'd, or NULL. */
+static char *plan_command(const struct planner_args *a, const struct forecast_result *r)
+{
+    const char *opt[3] = {r->scenario->path ? r->scenario->path : "SCENARIO", a->policy, a->partition};
+    char *w[3] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int i = 0; i < 3; i++)
+        if (opt[i] && !(w[i] = shell_word(opt[i])))
+            ok = 0;
+    size_t named = r->scenario->plan.n_slos;
+    const char *tail = named == 1 ? "meet the scenario's SLO"
+                       : named   ? "meet the scenario's SLOs"
+                                 : "meet that SLO (the scenario names none: put yours)";
+    const char *slo = named ? "" : " --slo 'p95_wait <= 2h'";
+    char *text = NULL;
+    if (ok) {
+        const char *pol = w[1] ? " --policy " : "", *sl = a->slurm ? " --slurm" : "", *part = w[2] ? " --partition " : "";
+        size_t len = strlen(w[0]) + strlen(pol) + (w[1] ? strlen(w[1]) : 0) + strlen(sl) + strlen(part) +
+                     (w[2] ? strlen(w[2]) : 0) + strlen(slo) + strlen(tail) + 64;
+        text = malloc(len);
+        if (text)
+            snprintf(text, len, "fleetsim plan %s%s%s%s%s%s%s finds the cheapest orders that %s.", w[0], pol,
+                     w[1] ? w[1] : "", sl, part, w[2] ? w[2] : "", slo, tail);
+    }
+    for (int i = 0; i < 3; i++)
+        free(w[i]);
+    return text;
+}
+
 /* The report's recommendation, in the terminal too: a planner who runs a
  * forecast without --report gets its verdict, and where the load outgrows
  * capacity or the SLO is missed, the command that sizes the orders. The
- * same lines go to --json ("recommendation", "action_needed"), as in the
- * report's summary.json. */
-static int print_recommendation(FILE *out, const struct forecast_result *r, json_t *root)
+ * same lines go to --json ("recommendation", "action_needed", "next"), as
+ * in the report's summary.json. Nothing when no replication finished
+ * (there is nothing to judge). */
+static int print_recommendation(FILE *out, const struct planner_args *a, const struct forecast_result *r,
+                                json_t *root)
 {
+    if (r->completed == 0)
+        return CLI_OK;
     struct forecast_digest d;
     struct err err;
     err_clear(&err);
@@ -392,32 +450,28 @@ static int print_recommendation(FILE *out, const struct forecast_result *r, json
         cli_print_err(&err);
         return CLI_INTERNAL;
     }
-    char next[1200] = ""; /* a path of up to 1,024 bytes and the advice */
-    const char *path = r->scenario->path ? r->scenario->path : "SCENARIO";
-    if (d.capacity_short && d.has_slo)
-        snprintf(next, sizeof next, "'fleetsim plan %s' finds the cheapest orders that meet the scenario's SLO.", path);
-    else if (d.capacity_short)
-        snprintf(next, sizeof next,
-                 "'fleetsim plan %s --slo \"p95_wait <= 2h\"' finds the cheapest orders that meet that SLO (the "
-                 "scenario names none: put yours).",
-                 path);
-    if (root) {
+    char *next = d.capacity_short ? plan_command(a, r) : NULL;
+    int rc = d.capacity_short && !next ? CLI_INTERNAL : CLI_OK;
+    if (rc != CLI_OK) {
+        cli_error("out of memory");
+    } else if (root) {
         json_t *rec = json_array();
         for (size_t i = 0; i < d.n_lines; i++)
             json_array_append_new(rec, json_string(d.lines[i]));
         json_object_set_new(root, "recommendation", rec);
         json_object_set_new(root, "action_needed", json_boolean(d.alarm));
-        if (next[0])
+        if (next)
             json_object_set_new(root, "next", json_string(next));
     } else {
         fprintf(out, "\nrecommendation%s\n", d.alarm ? " (action needed)" : "");
         for (size_t i = 0; i < d.n_lines; i++)
             fprintf(out, "- %s\n", d.lines[i]);
-        if (next[0])
+        if (next)
             fprintf(out, "next: %s\n", next);
     }
+    free(next);
     forecast_digest_release(&d);
-    return CLI_OK;
+    return rc;
 }
 
 static int print_json(json_t *root)
@@ -489,7 +543,7 @@ int cmd_forecast(int argc, char **argv)
     } else {
         if (a.json) {
             json_t *root = forecast_json(&r);
-            rc = root ? print_recommendation(stdout, &r, root) : CLI_INTERNAL;
+            rc = root ? print_recommendation(stdout, &a, &r, root) : CLI_INTERNAL;
             if (rc == CLI_OK)
                 rc = print_json(root);
             else
@@ -497,7 +551,7 @@ int cmd_forecast(int argc, char **argv)
         } else {
             print_forecast_table(stdout, &r);
             print_team_waits(stdout, &r);
-            rc = print_recommendation(stdout, &r, NULL);
+            rc = print_recommendation(stdout, &a, &r, NULL);
         }
         if (rc == CLI_OK && a.report_dir)
             rc = write_report(a.report_dir, &r, NULL, a.quiet);

@@ -83,8 +83,11 @@ void child_run_ms(char *const argv[], const char *dir, int timeout_ms, int split
          * otherwise land after the next agent read Slurm's queue and pinned
          * the job itself: one decision carried out twice. (The signal
          * follows the forking thread, which waits here for the child's end.)
-         * getppid: the caller may have died before prctl. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+         * getppid: the caller may have died before prctl. Only this
+         * process gets the signal: what it forks without exec (a wrapper
+         * script's own children) lives on. */
+        (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* best effort: without it, as before */
+        if (getppid() != parent)
             _exit(CHILD_EXIT_NO_EXEC);
 #else
         (void)parent;

@@ -1,7 +1,8 @@
 /* child: runs a program without a shell (fork + execvp of an argv), with its
  * standard input from /dev/null, collects the start of what it prints, and
  * stops it (its whole process group) when it outlives a deadline; on Linux
- * it is killed when its caller dies. Shared by every caller of an outside
+ * it (the program, not what it forks) is killed when its caller dies.
+ * Shared by every caller of an outside
  * tool (gnuplot, Slurm's sbatch/squeue/scancel), so none of them builds a
  * command line a shell would parse.
  *

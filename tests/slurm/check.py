@@ -171,8 +171,8 @@ def crash(squeue, db, log, ids):
             if m:
                 jid = int(m.group(2))
                 pins[jid] = pins.get(jid, 0) + 1
-                want = [c.split(":")[0] for c in chosen.get(jid, [""])[0].split(",")]
-                if expand(m.group(1)) != want:
+                wants = [sorted(c.split(":")[0] for c in nodes.split(",")) for nodes in chosen.get(jid, [])]
+                if sorted(expand(m.group(1))) not in wants:
                     off[jid] = m.group(1)
             m = re.search(r"sched: Allocate JobId=(\d+) ", line)
             if m:
