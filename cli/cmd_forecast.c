@@ -402,33 +402,28 @@ static char *shell_word(const char *word)
     return q;
 }
 
-/* The plan command that answers a shortfall: this forecast's scenario and
- * options, and an SLO when the scenario names none. malloc'd, or NULL. */
+/* The plan command that answers a shortfall: this forecast's scenario, and
+ * an SLO when the scenario names none. It depends on the scenario alone, so
+ * the output stays the same bytes however the forecast ran (--slurm or -j)
+ * and however its --policy was spelt (team names or numbers); a --policy
+ * is pointed to, not copied. malloc'd, or NULL. */
 static char *plan_command(const struct planner_args *a, const struct forecast_result *r)
 {
-    const char *opt[3] = {r->scenario->path ? r->scenario->path : "SCENARIO", a->policy, a->partition};
-    char *w[3] = {NULL, NULL, NULL};
-    int ok = 1;
-    for (int i = 0; i < 3; i++)
-        if (opt[i] && !(w[i] = shell_word(opt[i])))
-            ok = 0;
+    char *path = shell_word(r->scenario->path ? r->scenario->path : "SCENARIO");
+    if (!path)
+        return NULL;
     size_t named = r->scenario->plan.n_slos;
-    const char *tail = named == 1 ? "meet the scenario's SLO"
-                       : named   ? "meet the scenario's SLOs"
-                                 : "meet that SLO (the scenario names none: put yours)";
+    const char *tail = named == 1 ? "the scenario's SLO" : named ? "the scenario's SLOs" : "that SLO";
     const char *slo = named ? "" : " --slo 'p95_wait <= 2h'";
-    char *text = NULL;
-    if (ok) {
-        const char *pol = w[1] ? " --policy " : "", *sl = a->slurm ? " --slurm" : "", *part = w[2] ? " --partition " : "";
-        size_t len = strlen(w[0]) + strlen(pol) + (w[1] ? strlen(w[1]) : 0) + strlen(sl) + strlen(part) +
-                     (w[2] ? strlen(w[2]) : 0) + strlen(slo) + strlen(tail) + 64;
-        text = malloc(len);
-        if (text)
-            snprintf(text, len, "fleetsim plan %s%s%s%s%s%s%s finds the cheapest orders that %s.", w[0], pol,
-                     w[1] ? w[1] : "", sl, part, w[2] ? w[2] : "", slo, tail);
-    }
-    for (int i = 0; i < 3; i++)
-        free(w[i]);
+    const char *note = !named && a->policy ? " (the scenario names none: put yours; and give it this forecast's --policy)"
+                       : !named            ? " (the scenario names none: put yours)"
+                       : a->policy         ? " (give it this forecast's --policy)"
+                                           : "";
+    size_t len = strlen(path) + strlen(slo) + strlen(tail) + strlen(note) + 64;
+    char *text = malloc(len);
+    if (text)
+        snprintf(text, len, "fleetsim plan %s%s finds the cheapest orders that meet %s%s.", path, slo, tail, note);
+    free(path);
     return text;
 }
 
