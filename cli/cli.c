@@ -60,11 +60,11 @@ void cli_warning(const char *fmt, ...)
     va_end(ap);
 }
 
-int cli_check_output(const char *output, const char *input)
+int cli_check_output(const char *output, const char *input, const char *other_input)
 {
     struct err err;
     err_clear(&err);
-    if (atomic_file_check_input(output, input, &err) != 0) {
+    if (atomic_file_check_input(output, input, &err) != 0 || atomic_file_check_input(output, other_input, &err) != 0) {
         cli_print_err(&err);
         return CLI_USAGE;
     }

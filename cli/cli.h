@@ -50,11 +50,12 @@ int cli_cluster_from_machines(const char *path, int quiet, struct cluster *c, ch
  * CLI_IO. s must be initialised (release it either way). */
 int cli_load_scenario(const char *path, struct scenario *s, int quiet);
 /* Checks an output before anything is read or run, with a message: one
- * that is the same regular file as input (NULL: none) is refused with
+ * that is the same regular file as input or other_input (NULL: none) is
+ * refused with
  * CLI_USAGE, one that cannot be written (a missing folder, a folder:
  * atomic_file_probe) with CLI_IO, so a long run is not made for nothing.
  * "-" (standard output) is never refused. Returns CLI_OK or that code. */
-int cli_check_output(const char *output, const char *input);
+int cli_check_output(const char *output, const char *input, const char *other_input);
 /* Suggests "try 'fleetsim CMD --help'" after a usage error; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -153,8 +153,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
     if (a->tolerance_given && !a->baseline)
         return cli_usage_error("bench", "--tolerance needs --baseline");
     int rc = CLI_OK;
-    if (a->junit && ((rc = cli_check_output(a->junit, a->suite)) != CLI_OK ||
-                     (rc = cli_check_output(a->junit, a->baseline)) != CLI_OK))
+    if (a->junit && (rc = cli_check_output(a->junit, a->suite, a->baseline)) != CLI_OK)
         return rc;
     return CLI_OK;
 }

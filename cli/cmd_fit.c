@@ -463,7 +463,7 @@ int cmd_fit(int argc, char **argv)
     int rc = parse_fit_args(argc, argv, &a);
     if (rc != CLI_OK)
         return rc;
-    if (a.output && strcmp(a.output, "-") != 0 && (rc = cli_check_output(a.output, a.trace)) != CLI_OK)
+    if (a.output && (rc = cli_check_output(a.output, a.trace, NULL)) != CLI_OK)
         return rc;
     struct workload w;
     rc = cli_read_trace(a.trace, a.format, SWF_REPLAY, a.quiet, &w);

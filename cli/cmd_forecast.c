@@ -14,6 +14,7 @@
 #include "cli/forecast_runner.h"
 #include "cli/slurm_array.h"
 #include "policies/registry.h"
+#include "report/forecast_data.h"
 #include "report/forecast_digest.h"
 #include "report/forecast_report.h"
 #include "scenarios/forecast.h"
@@ -378,63 +379,11 @@ static json_t *forecast_json(const struct forecast_result *r)
                      r->partial, "period", r->period_name, "periods", periods);
 }
 
-/* word as one shell word: as is when it has only safe characters, else in
- * single quotes (a quote inside as '\''). malloc'd; NULL when out of memory. */
-static char *shell_word(const char *word)
-{
-    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-") ==
-                       strlen(word))
-        return strdup(word);
-    char *q = malloc(4 * strlen(word) + 3), *o = q;
-    if (!q)
-        return NULL;
-    *o++ = '\'';
-    for (const char *c = word; *c; c++) {
-        if (*c == '\'') {
-            memcpy(o, "'\\''", 4);
-            o += 4;
-        } else {
-            *o++ = *c;
-        }
-    }
-    *o++ = '\'';
-    *o = '\0';
-    return q;
-}
-
-/* The plan command that answers a shortfall: this forecast's scenario, and
- * an SLO when the scenario names none. It depends on the scenario alone, so
- * the output stays the same bytes however the forecast ran (--slurm or -j)
- * and however its --policy was spelt (team names or numbers); a --policy
- * is pointed to, not copied. malloc'd, or NULL. */
-static char *plan_command(const struct planner_args *a, const struct forecast_result *r)
-{
-    char *path = shell_word(r->scenario->path ? r->scenario->path : "SCENARIO");
-    if (!path)
-        return NULL;
-    size_t named = r->scenario->plan.n_slos;
-    const char *tail = named == 1 ? "the scenario's SLO" : named ? "the scenario's SLOs" : "that SLO";
-    const char *slo = named ? "" : " --slo 'p95_wait <= 2h'";
-    const char *note = !named && a->policy ? " (the scenario names none: put yours; and give it this forecast's --policy)"
-                       : !named            ? " (the scenario names none: put yours)"
-                       : a->policy         ? " (give it this forecast's --policy)"
-                                           : "";
-    size_t len = strlen(path) + strlen(slo) + strlen(tail) + strlen(note) + 64;
-    char *text = malloc(len);
-    if (text)
-        snprintf(text, len, "fleetsim plan %s%s finds the cheapest orders that meet %s%s.", path, slo, tail, note);
-    free(path);
-    return text;
-}
-
-/* The report's recommendation, in the terminal too: a planner who runs a
- * forecast without --report gets its verdict, and where the load outgrows
- * capacity or the SLO is missed, the command that sizes the orders. The
- * same lines go to --json ("recommendation", "action_needed", "next"), as
- * in the report's summary.json. Nothing when no replication finished
- * (there is nothing to judge). */
-static int print_recommendation(FILE *out, const struct planner_args *a, const struct forecast_result *r,
-                                json_t *root)
+/* The report's recommendation, in the terminal too (the digest's
+ * sentences and next step; in --json as summary.json has them): a planner
+ * who runs a forecast without --report gets its verdict. Nothing when no
+ * replication finished (there is nothing to judge). */
+static int print_recommendation(FILE *out, const struct forecast_result *r, json_t *root)
 {
     if (r->completed == 0)
         return CLI_OK;
@@ -445,26 +394,19 @@ static int print_recommendation(FILE *out, const struct planner_args *a, const s
         cli_print_err(&err);
         return CLI_INTERNAL;
     }
-    char *next = d.capacity_short ? plan_command(a, r) : NULL;
-    int rc = d.capacity_short && !next ? CLI_INTERNAL : CLI_OK;
-    if (rc != CLI_OK) {
-        cli_error("out of memory");
-    } else if (root) {
-        json_t *rec = json_array();
-        for (size_t i = 0; i < d.n_lines; i++)
-            json_array_append_new(rec, json_string(d.lines[i]));
-        json_object_set_new(root, "recommendation", rec);
-        json_object_set_new(root, "action_needed", json_boolean(d.alarm));
-        if (next)
-            json_object_set_new(root, "next", json_string(next));
+    int rc = CLI_OK;
+    if (root) {
+        if (forecast_data_recommendation(root, &d) != 0) {
+            cli_error("out of memory");
+            rc = CLI_INTERNAL;
+        }
     } else {
         fprintf(out, "\nrecommendation%s\n", d.alarm ? " (action needed)" : "");
         for (size_t i = 0; i < d.n_lines; i++)
             fprintf(out, "- %s\n", d.lines[i]);
-        if (next)
-            fprintf(out, "next: %s\n", next);
+        if (d.next)
+            fprintf(out, "next: %s\n", d.next);
     }
-    free(next);
     forecast_digest_release(&d);
     return rc;
 }
@@ -533,12 +475,13 @@ int cmd_forecast(int argc, char **argv)
     struct forecast_result r;
     struct forecast_run_options o = run_options(&a, &s, "forecast");
     int run = forecast_runner_run(&s, &o, &r);
+    r.policy_override = a.policy; /* the recommendation's next step points to it */
     if (run < 0) {
         rc = CLI_INTERNAL;
     } else {
         if (a.json) {
             json_t *root = forecast_json(&r);
-            rc = root ? print_recommendation(stdout, &a, &r, root) : CLI_INTERNAL;
+            rc = root ? print_recommendation(stdout, &r, root) : CLI_INTERNAL;
             if (rc == CLI_OK)
                 rc = print_json(root);
             else
@@ -546,7 +489,7 @@ int cmd_forecast(int argc, char **argv)
         } else {
             print_forecast_table(stdout, &r);
             print_team_waits(stdout, &r);
-            rc = print_recommendation(stdout, &a, &r, NULL);
+            rc = print_recommendation(stdout, &r, NULL);
         }
         if (rc == CLI_OK && a.report_dir)
             rc = write_report(a.report_dir, &r, NULL, a.quiet);

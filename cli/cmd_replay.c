@@ -484,8 +484,7 @@ int cmd_replay(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK)
         return rc;
-    if (a.jobs_csv && ((rc = cli_check_output(a.jobs_csv, a.trace)) != CLI_OK ||
-                       (rc = cli_check_output(a.jobs_csv, a.scenario)) != CLI_OK))
+    if (a.jobs_csv && (rc = cli_check_output(a.jobs_csv, a.trace, a.scenario)) != CLI_OK)
         return rc;
     return a.protocol ? replay_protocol(&a) : replay_normal(&a);
 }

@@ -94,7 +94,7 @@ static int parse_trace_args(int argc, char **argv, struct trace_args *a)
 
 static int trace_convert(const char *in, const char *out, const struct trace_args *a)
 {
-    int rc = cli_check_output(out, in);
+    int rc = cli_check_output(out, in, NULL);
     if (rc != CLI_OK)
         return rc;
     struct workload w;
@@ -115,7 +115,7 @@ static int trace_convert(const char *in, const char *out, const struct trace_arg
 
 static int trace_generate(const char *path, const char *out, const struct trace_args *a)
 {
-    int rc = cli_check_output(out, path);
+    int rc = cli_check_output(out, path, NULL);
     if (rc != CLI_OK)
         return rc;
     struct scenario s;
@@ -124,7 +124,7 @@ static int trace_generate(const char *path, const char *out, const struct trace_
     workload_init(&w);
     rc = cli_load_scenario(path, &s, a->quiet);
     if (rc == CLI_OK && s.workload.base_trace)
-        rc = cli_check_output(out, s.workload.base_trace);
+        rc = cli_check_output(out, s.workload.base_trace, NULL);
     if (rc == CLI_OK && !s.has_workload) {
         cli_error("scenario '%s' has no workload section to generate jobs from", path);
         rc = CLI_USAGE;

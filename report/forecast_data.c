@@ -151,6 +151,19 @@ static void push(json_t *arr, json_t *v, int *ok)
         *ok = 0;
 }
 
+int forecast_data_recommendation(json_t *root, const struct forecast_digest *d)
+{
+    int ok = 1;
+    json_t *rec = json_array();
+    for (size_t i = 0; i < d->n_lines; i++)
+        push(rec, json_string(d->lines[i]), &ok);
+    set(root, "recommendation", rec, &ok);
+    set(root, "action_needed", json_boolean(d->alarm), &ok);
+    if (d->next)
+        set(root, "next", json_string(d->next), &ok);
+    return ok ? 0 : -1;
+}
+
 static const char *source_name(enum timeline_source s)
 {
     return s == TIMELINE_PLAN ? "plan" : s == TIMELINE_RETIRE ? "retirement" : "placed";
@@ -194,11 +207,8 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
     set(hz, "last_period_partial", json_boolean(r->last_period_partial), ok);
     set(root, "horizon", hz, ok);
 
-    json_t *rec = json_array();
-    for (size_t i = 0; i < d->n_lines; i++)
-        push(rec, json_string(d->lines[i]), ok);
-    set(root, "recommendation", rec, ok);
-    set(root, "action_needed", json_boolean(d->alarm), ok);
+    if (forecast_data_recommendation(root, d) != 0)
+        *ok = 0;
 
     if (d->plan && d->plan->period_share && d->plan->slo)
         /* a plan's goal: all its SLOs, as written */

@@ -8,9 +8,15 @@
 #ifndef FLEETSIM_REPORT_FORECAST_DATA_H
 #define FLEETSIM_REPORT_FORECAST_DATA_H
 
+#include <jansson.h>
+
 #include "report/forecast_digest.h"
 #include "sim/err.h"
 
 int forecast_data_write(const char *dir, const struct forecast_digest *d, struct err *err);
+/* The recommendation as summary.json has it, set on root: "recommendation"
+ * (its sentences), "action_needed" and, where a plan would help, "next".
+ * 0, or -1 when out of memory. */
+int forecast_data_recommendation(json_t *root, const struct forecast_digest *d);
 
 #endif

@@ -352,7 +352,7 @@ static int recommend_capacity(struct forecast_digest *d)
     }
     char l1[16], l2[16], date[32], a[32], b[32], c[32], e[32];
     if (first != UINT32_MAX) {
-        d->alarm = d->capacity_short = 1;
+        d->alarm = d->plan_helps = 1;
         forecast_digest_period_label(d, first, l1, sizeof l1);
         forecast_digest_when(d, forecast_digest_period_start(d, first), date, sizeof date);
         double load = pband(d, first, FM_OFFERED_LOAD)->mean, cap = pband(d, first, FM_CAPACITY)->mean;
@@ -419,7 +419,7 @@ static int recommend_slo(struct forecast_digest *d)
     if (!ox)
         return add_line(d, "SLO %s is met in every %s in at least %.0f%% of replications.", what, d->r->period_name,
                         100.0 * d->slo_confidence);
-    d->alarm = d->capacity_short = 1;
+    d->alarm = d->plan_helps = 1;
     return add_line(d, "SLO %s (confidence %.0f%%) is missed in %s%s%s.", what, 100.0 * d->slo_confidence, missed,
                     om ? "; met in " : "", met);
 }
@@ -446,6 +446,58 @@ static int recommend_waits_and_use(struct forecast_digest *d)
                     "The p95 queue wait is worst in %s: %s on average (p5-p95 across replications: %s to %s). "
                     "Utilization peaks in %s at %.0f%% (p5-p95: %.0f%% to %.0f%%).",
                     lw, w, w5, w95, lu, 100.0 * bu->mean, 100.0 * bu->p5, 100.0 * bu->p95);
+}
+
+/* word as one shell word: as is when it has only safe characters, else in
+ * single quotes (a quote inside as '\''). malloc'd; NULL when out of memory. */
+static char *shell_word(const char *word)
+{
+    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-") ==
+                       strlen(word))
+        return strdup(word);
+    char *q = malloc(4 * strlen(word) + 3), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '\'';
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}
+
+/* The next step where a plan would help and none was made: the command that
+ * sizes the orders, for this scenario, with an SLO when it names none. It
+ * depends on the scenario and on whether a --policy was given, never on how
+ * the forecast ran or how the policy was spelt, so --slurm and -j print the
+ * same bytes (a --policy is pointed to, not copied). 0, or -1 when out of
+ * memory. */
+static int next_step(struct forecast_digest *d)
+{
+    const struct scenario *s = d->r->scenario;
+    char *path = shell_word(s && s->path ? s->path : "SCENARIO");
+    if (!path)
+        return -1;
+    size_t named = !s ? 0 : s->plan.n_slos ? s->plan.n_slos : (size_t)(s->plan.has_slo != 0); /* plan.slo is one */
+    const char *goal = named == 1 ? "the scenario's SLO" : named ? "the scenario's SLOs" : "that SLO";
+    const char *slo = named ? "" : " --slo 'p95_wait <= 2h'";
+    int policy = d->r->policy_override != NULL;
+    const char *note = !named && policy ? " (the scenario names none: put yours; and give it this forecast's --policy)"
+                       : !named         ? " (the scenario names none: put yours)"
+                       : policy         ? " (give it this forecast's --policy)"
+                                        : "";
+    size_t len = strlen(path) + strlen(slo) + strlen(goal) + strlen(note) + 64;
+    d->next = malloc(len);
+    if (d->next)
+        snprintf(d->next, len, "fleetsim plan %s%s finds the cheapest orders that meet %s%s.", path, slo, goal, note);
+    free(path);
+    return d->next ? 0 : -1;
 }
 
 static int recommend(struct forecast_digest *d)
@@ -490,7 +542,9 @@ static int recommend(struct forecast_digest *d)
         return -1;
     if (!slo_first && d->has_slo && recommend_slo(d))
         return -1;
-    return recommend_waits_and_use(d);
+    if (recommend_waits_and_use(d))
+        return -1;
+    return d->plan_helps && !d->plan ? next_step(d) : 0;
 }
 
 int forecast_digest_init(struct forecast_digest *d, const struct forecast_result *r,
@@ -589,5 +643,6 @@ void forecast_digest_release(struct forecast_digest *d)
     for (size_t i = 0; i < d->n_lines; i++)
         free(d->lines[i]);
     free(d->lines);
+    free(d->next);
     memset(d, 0, sizeof *d);
 }

@@ -68,7 +68,8 @@ struct forecast_digest {
     char **lines;
     size_t n_lines;
     int alarm;                /* something needs action: shortfall, SLO missed, no plan */
-    int capacity_short;       /* the load passes capacity or the SLO is missed: what a plan answers */
+    int plan_helps;           /* the load passes capacity or the SLO is missed: what a plan answers */
+    char *next;               /* with plan_helps and no plan: the `fleetsim plan` command, or NULL */
 };
 
 int forecast_digest_init(struct forecast_digest *d, const struct forecast_result *r,

@@ -79,6 +79,11 @@ static void write_recommendation(FILE *fp, const struct forecast_digest *d, cons
         html_write_text(fp, d->lines[i]);
         fputs("</p>\n", fp);
     }
+    if (d->next) {
+        fputs("<p class=\"next\" id=\"next\">Next: ", fp);
+        html_write_text(fp, d->next);
+        fputs("</p>\n", fp);
+    }
     fputs("</section>\n", fp);
     if (st->gnuplot_missing)
         fputs("<p class=\"note\" id=\"charts-missing\">gnuplot was not found, so this report has no charts. "

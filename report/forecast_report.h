@@ -4,7 +4,8 @@
  * forecast_report_write(dir, ...) creates dir when absent and writes:
  *   index.html       self-contained (charts inlined as SVG, no scripts, no
  *                    external resources): a recommendation derived from the
- *                    numbers, the charts, per-period tables with p5-p95
+ *                    numbers (and, without a plan, the `fleetsim plan`
+ *                    command that would help), the charts, per-period tables with p5-p95
  *                    bands, the plan's timeline, GPU-hours per team, notes
  *   NAME.gp NAME.dat NAME.svg   one set per chart; `gnuplot -d NAME.gp` in
  *                    dir redraws NAME.svg

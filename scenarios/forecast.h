@@ -87,6 +87,7 @@ struct forecast_result {
     size_t n_teams;
     char **team_names;
     struct forecast_replication *reps; /* completed entries */
+    const char *policy_override;     /* borrowed: the command's --policy, or NULL (the scenario's) */
 };
 
 /* Runs replication r of s (seed derived from the scenario's seed and r) under

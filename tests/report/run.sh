@@ -214,6 +214,18 @@ grep -q 'id="partial"' "$TMP/r5/index.html" && grep -q '"partial": true' "$TMP/r
   fail "report: partial results are not marked"
 check "report: no plan" "$FIXTURE" --no-plan "$TMP/r6"
 grep -q '"plan": null' "$TMP/r6/summary.json" && pass || fail "report: no plan should give plan null"
+# an alarm and no plan: the next step is the plan command, the path quoted
+# for the shell in summary.json and escaped in HTML; a report with a plan has none
+check "report: the next step without a plan, none with one" python3 - "$TMP/r6/summary.json" "$R1/summary.json" <<'PY'
+import json, sys
+d, planned = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = ("fleetsim plan 'examples/fixture \"<quarterly>\".yaml' finds the cheapest orders that meet the "
+        "scenario's SLO.")
+assert d["action_needed"] is True and d.get("next") == want, d.get("next")
+assert "next" not in planned, planned.get("next")
+PY
+grep -qF '<p class="next" id="next">Next: fleetsim plan &#39;examples/fixture &quot;&lt;quarterly&gt;&quot;.yaml&#39; finds' "$TMP/r6/index.html" &&
+  ! grep -q 'id="next"' "$R1/index.html" && pass || fail "report: index.html's next step"
 check "report: unmet plan" "$FIXTURE" --unmet "$TMP/r7"
 grep -qF 'No plan meets &#39;p95_wait &lt;= 2h&#39;: the lead time' "$TMP/r7/index.html" && pass ||
   fail "report: an unmet plan is not said in the recommendation"
