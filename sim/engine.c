@@ -10,22 +10,6 @@ static int event_before(const struct event *a, const struct event *b)
     return (a->time_us < b->time_us) | ((a->time_us == b->time_us) & (a->order < b->order));
 }
 
-void engine_init(struct engine *e, sim_time start_us)
-{
-    memset(e, 0, sizeof *e);
-    e->now_us = start_us;
-    e->next_seq = 1;
-}
-
-void engine_release(struct engine *e)
-{
-    if (!e)
-        return;
-    free(e->heap);
-    free(e->cancelled.slots);
-    memset(e, 0, sizeof *e);
-}
-
 /* The cancelled set is an open-addressing hash set of sequence numbers; it is
  * empty in most runs, so engine_pop pays one branch for it. */
 static uint64_t seq_hash(uint64_t x)
@@ -98,34 +82,232 @@ static int cancel_set_take(struct cancel_set *s, uint64_t seq)
     return 1;
 }
 
-static void sift_up(struct event *heap, size_t i)
+/* ---- the radix heap ---- */
+
+#define ENGINE_NIL UINT32_MAX
+#define DIGIT_MASK ((UINT64_C(1) << ENGINE_DIGIT_BITS) - 1)
+#define SEQ_MASK ((UINT64_C(1) << 56) - 1)
+
+/* Times as unsigned keys in the same order (a start may be negative). */
+static inline uint64_t key_of(sim_time t)
 {
-    struct event ev = heap[i];
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!event_before(&ev, &heap[parent]))
-            break;
-        heap[i] = heap[parent];
-        i = parent;
-    }
-    heap[i] = ev;
+    return (uint64_t)t ^ (UINT64_C(1) << 63);
 }
 
-static void sift_down(struct event *heap, size_t n, size_t i)
+/* The bucket of key k relative to `last` (k >= last): 0 when equal, else
+ * the highest digit in which they differ and k's digit there. A bucket of
+ * a lower number holds only earlier keys. */
+static inline uint32_t bucket_of(uint64_t k, uint64_t last)
 {
-    struct event ev = heap[i];
+    uint64_t x = k ^ last;
+    if (!x)
+        return 0;
+    unsigned level = (unsigned)(63 - __builtin_clzll(x)) / ENGINE_DIGIT_BITS;
+    return 1 + (level << ENGINE_DIGIT_BITS) + (uint32_t)((k >> (level * ENGINE_DIGIT_BITS)) & DIGIT_MASK);
+}
+
+void engine_init(struct engine *e, sim_time start_us)
+{
+    memset(e, 0, sizeof *e);
+    e->now_us = start_us;
+    e->last = key_of(start_us);
+    e->free_slot = ENGINE_NIL;
+    e->next_seq = 1;
+}
+
+void engine_release(struct engine *e)
+{
+    if (!e)
+        return;
+    free(e->pool);
+    free(e->next);
+    free(e->current);
+    free(e->head);
+    free(e->cancelled.slots);
+    memset(e, 0, sizeof *e);
+}
+
+/* Doubles the pool; the new slots join the free list. */
+static int grow(struct engine *e)
+{
+    if (e->cap > UINT32_MAX / 4)
+        return -1;
+    uint32_t cap = e->cap ? e->cap * 2 : 256;
+    if (!e->head) {
+        e->head = malloc(ENGINE_BUCKETS * sizeof *e->head);
+        if (!e->head)
+            return -1;
+        for (uint32_t b = 0; b < ENGINE_BUCKETS; b++)
+            e->head[b] = ENGINE_NIL;
+    }
+    /* each array may move; the capacity changes only when all three grew */
+    struct event *pool = realloc(e->pool, cap * sizeof *pool);
+    if (!pool)
+        return -1;
+    e->pool = pool;
+    uint32_t *next = realloc(e->next, cap * sizeof *next);
+    if (!next)
+        return -1;
+    e->next = next;
+    uint32_t *current = realloc(e->current, cap * sizeof *current);
+    if (!current)
+        return -1;
+    e->current = current;
+    for (uint32_t i = e->cap; i < cap; i++)
+        e->next[i] = i + 1 < cap ? i + 1 : e->free_slot;
+    e->free_slot = e->cap;
+    e->cap = cap;
+    return 0;
+}
+
+static inline void release_slot(struct engine *e, uint32_t s)
+{
+    e->next[s] = e->free_slot;
+    e->free_slot = s;
+    e->n--;
+}
+
+/* The current set: a binary heap of slots by order (their times are equal). */
+static void current_push(struct engine *e, uint32_t s)
+{
+    uint32_t *h = e->current;
+    uint64_t order = e->pool[s].order;
+    uint32_t i = e->n_current++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (e->pool[h[parent]].order < order)
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = s;
+}
+
+static void current_pop(struct engine *e)
+{
+    uint32_t *h = e->current;
+    uint32_t n = --e->n_current;
+    if (!n)
+        return;
+    uint32_t s = h[n];
+    uint64_t order = e->pool[s].order;
+    uint32_t i = 0;
     for (;;) {
-        size_t child = 2 * i + 1;
+        uint32_t child = 2 * i + 1;
         if (child >= n)
             break;
-        if (child + 1 < n)
-            child += (size_t)event_before(&heap[child + 1], &heap[child]);
-        if (!event_before(&heap[child], &ev))
+        if (child + 1 < n && e->pool[h[child + 1]].order < e->pool[h[child]].order)
+            child++;
+        if (e->pool[h[child]].order > order)
             break;
-        heap[i] = heap[child];
+        h[i] = h[child];
         i = child;
     }
-    heap[i] = ev;
+    h[i] = s;
+}
+
+static inline void link_into(struct engine *e, uint32_t b, uint32_t s)
+{
+    e->next[s] = e->head[b];
+    e->head[b] = s;
+    e->nonempty[b >> 6] |= UINT64_C(1) << (b & 63);
+    e->nonempty_words |= UINT64_C(1) << (b >> 6);
+}
+
+static inline void mark_empty(struct engine *e, uint32_t b)
+{
+    uint64_t left = e->nonempty[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    if (!left)
+        e->nonempty_words &= ~(UINT64_C(1) << (b >> 6));
+}
+
+static inline int cancelled_now(struct engine *e, uint32_t s)
+{
+    return e->cancelled.n && cancel_set_take(&e->cancelled, e->pool[s].order & SEQ_MASK);
+}
+
+/* Finds the lowest non-empty bucket and its earliest event (low_bucket,
+ * low_slot), dropping cancelled events met on the way. Returns 0 when no
+ * bucket holds a live event. The answer stays until a schedule into a
+ * lower bucket or a cancel. */
+static int find_low(struct engine *e)
+{
+    if (e->low_bucket)
+        return 1;
+    while (e->nonempty_words) {
+        uint32_t w = (uint32_t)__builtin_ctzll(e->nonempty_words);
+        uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(e->nonempty[w]);
+        uint32_t best = ENGINE_NIL, *link = &e->head[b];
+        while (*link != ENGINE_NIL) {
+            uint32_t s = *link;
+            if (cancelled_now(e, s)) {
+                *link = e->next[s];
+                release_slot(e, s);
+                continue;
+            }
+            if (best == ENGINE_NIL || event_before(&e->pool[s], &e->pool[best]))
+                best = s;
+            link = &e->next[s];
+        }
+        if (best != ENGINE_NIL) {
+            e->low_bucket = b;
+            e->low_slot = best;
+            return 1;
+        }
+        mark_empty(e, b); /* it held only cancelled events */
+    }
+    return 0;
+}
+
+/* Makes the earliest live event the current set's top, moving the lowest
+ * bucket's events down relative to its earliest time (they all go to lower
+ * buckets, or to the current set). Only a pop calls this: `last` then
+ * becomes the time the clock moves to. Returns 0 when nothing is pending. */
+static int settle_top(struct engine *e)
+{
+    for (;;) {
+        if (!e->n_current) {
+            if (!e->n || !find_low(e))
+                return 0;
+            uint32_t b = e->low_bucket;
+            uint64_t m = key_of(e->pool[e->low_slot].time_us);
+            uint32_t s = e->head[b];
+            e->head[b] = ENGINE_NIL;
+            mark_empty(e, b);
+            e->low_bucket = 0;
+            e->last = m;
+            while (s != ENGINE_NIL) {
+                uint32_t following = e->next[s];
+                uint32_t to = bucket_of(key_of(e->pool[s].time_us), m);
+                if (to == 0)
+                    current_push(e, s);
+                else
+                    link_into(e, to, s);
+                s = following;
+            }
+        }
+        uint32_t top = e->current[0];
+        if (!cancelled_now(e, top))
+            return 1;
+        current_pop(e);
+        release_slot(e, top);
+    }
+}
+
+/* The earliest live event without moving anything (a schedule may follow,
+ * at any time from now on), or NULL. */
+static const struct event *peek(struct engine *e)
+{
+    while (e->n_current) {
+        uint32_t top = e->current[0];
+        if (!cancelled_now(e, top))
+            return &e->pool[top];
+        current_pop(e);
+        release_slot(e, top);
+    }
+    if (!e->n || !find_low(e))
+        return NULL;
+    return &e->pool[e->low_slot];
 }
 
 uint64_t engine_schedule(struct engine *e, sim_time time_us, enum event_class cls, int32_t kind,
@@ -133,25 +315,25 @@ uint64_t engine_schedule(struct engine *e, sim_time time_us, enum event_class cl
 {
     if (time_us < e->now_us || (unsigned)cls >= EVENT_CLASS_COUNT)
         return 0;
-    if (!e->top_taken && e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 256;
-        struct event *heap = realloc(e->heap, cap * sizeof *heap);
-        if (!heap)
-            return 0;
-        e->heap = heap;
-        e->cap = cap;
-    }
+    if (e->free_slot == ENGINE_NIL && grow(e) != 0)
+        return 0;
     uint64_t seq = e->next_seq++;
-    struct event ev = {time_us, ((uint64_t)cls << 56) | seq, arg, kind, aux};
-    if (e->top_taken) {
-        /* the slot the last pop emptied: one sift-down does the removal and
-         * the insertion together */
-        e->top_taken = 0;
-        e->heap[0] = ev;
-        sift_down(e->heap, e->n, 0);
-    } else {
-        e->heap[e->n] = ev;
-        sift_up(e->heap, e->n++);
+    uint32_t s = e->free_slot;
+    e->free_slot = e->next[s];
+    e->n++;
+    struct event *ev = &e->pool[s];
+    *ev = (struct event){time_us, ((uint64_t)cls << 56) | seq, arg, kind, aux};
+    uint32_t b = bucket_of(key_of(time_us), e->last);
+    if (b == 0) {
+        current_push(e, s);
+        return seq;
+    }
+    link_into(e, b, s);
+    /* a known lowest bucket stays known: every bucket below it is empty,
+     * so one below becomes it with this event alone */
+    if (e->low_bucket && (b < e->low_bucket || (b == e->low_bucket && event_before(ev, &e->pool[e->low_slot])))) {
+        e->low_bucket = b;
+        e->low_slot = s;
     }
     return seq;
 }
@@ -161,54 +343,21 @@ int engine_cancel(struct engine *e, uint64_t handle)
     if (handle == 0 || handle >= e->next_seq)
         return -1;
     /* The caller vouches that the event is still pending (hosts keep the
-     * handle only until the event runs): checking would cost a heap scan. */
-    return cancel_set_add(&e->cancelled, handle) == 0 ? 0 : -1;
+     * handle only until the event runs): checking would cost a search. */
+    if (cancel_set_add(&e->cancelled, handle) != 0)
+        return -1;
+    e->low_bucket = 0; /* a peek's answer may be the one cancelled */
+    return 0;
 }
 
-/* Floyd's removal: the hole at the top goes down to a leaf by the earlier
- * child (a compare per level, not two), and the last event, which came
- * from the bottom and mostly belongs near it, rises from there. */
-static void heap_remove_top(struct engine *e)
-{
-    struct event *heap = e->heap;
-    size_t n = --e->n, i = 0;
-    if (!n)
-        return;
-    for (size_t child = 1; child < n; child = 2 * i + 1) {
-        if (child + 1 < n)
-            child += (size_t)event_before(&heap[child + 1], &heap[child]);
-        heap[i] = heap[child];
-        i = child;
-    }
-    heap[i] = heap[n];
-    sift_up(heap, i);
-}
-
-/* Completes the removal a pop deferred (no event was scheduled into its slot),
- * then drops cancelled events sitting at the top. */
-static void settle_slow(struct engine *e)
-{
-    if (e->top_taken) {
-        e->top_taken = 0;
-        heap_remove_top(e);
-    }
-    while (e->cancelled.n && e->n &&
-           cancel_set_take(&e->cancelled, e->heap[0].order & ((UINT64_C(1) << 56) - 1)))
-        heap_remove_top(e);
-}
-
-/* The test every event pays: most have nothing to settle. */
-static inline void skip_cancelled(struct engine *e)
-{
-    if (e->top_taken || e->cancelled.n)
-        settle_slow(e);
-}
-
-/* Takes the top event (the heap must have one): it runs now. */
+/* Takes the current set's top (settle_top made it the earliest live
+ * event): it runs now. */
 static inline void take_top(struct engine *e, struct event *out)
 {
-    *out = e->heap[0];
-    e->top_taken = 1; /* removed by the next schedule, peek or pop */
+    uint32_t top = e->current[0];
+    *out = e->pool[top];
+    current_pop(e);
+    release_slot(e, top);
     e->now_us = out->time_us;
     e->events_run++;
 }
@@ -220,19 +369,18 @@ sim_time engine_now(const struct engine *e)
 
 sim_time engine_next_time(struct engine *e)
 {
-    skip_cancelled(e);
-    return e->n ? e->heap[0].time_us : SIM_TIME_NEVER;
+    const struct event *ev = peek(e);
+    return ev ? ev->time_us : SIM_TIME_NEVER;
 }
 
 size_t engine_pending(const struct engine *e)
 {
-    return e->n - (size_t)e->top_taken - e->cancelled.n;
+    return e->n - e->cancelled.n;
 }
 
 int engine_pop(struct engine *e, struct event *out)
 {
-    skip_cancelled(e);
-    if (!e->n)
+    if (!settle_top(e))
         return 0;
     take_top(e, out);
     return 1;
@@ -240,25 +388,30 @@ int engine_pop(struct engine *e, struct event *out)
 
 int engine_run_until(struct engine *e, sim_time until_us, const struct engine_handlers *h)
 {
-    /* engine_next_time and engine_pop unrolled: every event passes through
-     * this loop, and pays one inline test for a removal or a cancellation
-     * to settle rather than two calls */
-    skip_cancelled(e);
-    while (e->n && e->heap[0].time_us <= until_us && e->heap[0].time_us != SIM_TIME_NEVER) {
-        sim_time t = e->heap[0].time_us;
+    for (;;) {
+        const struct event *next = peek(e);
+        if (!next || next->time_us > until_us || next->time_us == SIM_TIME_NEVER)
+            break;
+        sim_time t = next->time_us;
         do {
             struct event ev;
+            settle_top(e);
             take_top(e, &ev);
             int rc = h->event ? h->event(h->ctx, &ev) : 0;
             if (rc)
                 return rc;
-            skip_cancelled(e);
-        } while (e->n && e->heap[0].time_us == t);
+            /* the events at t are all in the current set: the next one, if
+             * any, is its top */
+            while (e->n_current && cancelled_now(e, e->current[0])) {
+                uint32_t top = e->current[0];
+                current_pop(e);
+                release_slot(e, top);
+            }
+        } while (e->n_current);
         if (h->instant_end) {
             int rc = h->instant_end(h->ctx, t);
             if (rc)
                 return rc;
-            skip_cancelled(e);
         }
     }
     if (until_us != SIM_TIME_NEVER && until_us > e->now_us)

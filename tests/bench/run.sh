@@ -9,7 +9,7 @@ echo "fleetsim bench ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ))"
 echo
 echo "(c) engine: hold model against a bare binary-heap loop in the same run, at the queue sizes real runs"
 echo "    reach (HPC2N at most 241 pending events, the 1M-job case 1,300) and at 10,000"
-echo "    (targets: >= 20M events/s, issue #12; ratio >= 0.5)"
+echo "    (targets: >= 20M events/s, issue #12; ratio >= 0.5; the engine is a radix heap, sim/README.md)"
 "$BENCH" engine 10000000 1000
 "$BENCH" engine 10000000 10000
 echo

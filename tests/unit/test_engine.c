@@ -232,8 +232,11 @@ static int interleaved_matches(uint64_t seed, int ops, int max_pending)
             uint32_t when = pcg32_bounded(&r, 4);
             if (when == 1)
                 at = now + 1000; /* many land on the same future instant */
-            else if (when >= 2)
-                at = now + (sim_time)pcg32_bounded(&r, when == 2 ? 50 : 1000000);
+            else if (when == 2)
+                at = now + (sim_time)pcg32_bounded(&r, 50);
+            else /* from microseconds to decades: every level of the radix heap */
+                at = now + ((sim_time)pcg32_bounded(&r, 1u << 30) >> pcg32_bounded(&r, 31)) *
+                               ((sim_time)1 << pcg32_bounded(&r, 18));
             int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
             uint64_t seq = engine_schedule(&e, at, (enum event_class)cls, kind, 0, 0);
             ok &= seq != 0;
@@ -279,6 +282,81 @@ static void test_interleaved_against_reference(void)
         CHECK(interleaved_matches(seed, 20000, seed % 2 ? 8 : 600));
 }
 
+/* A peek answers without committing the queue to its answer: a schedule
+ * after it may come earlier (the pass after an instant starts jobs that end
+ * before the next pending event), and a cancel may take the event peeked. */
+static void test_peek_then_earlier(void)
+{
+    struct engine e;
+    engine_init(&e, -5000000000000LL); /* a start before zero: keys are signed */
+    CHECK(engine_schedule(&e, 1000000000000LL, EVENT_CLASS_ARRIVAL, 1, 0, 0));
+    uint64_t second = engine_schedule(&e, 3, EVENT_CLASS_ARRIVAL, 2, 0, 0);
+    CHECK(second);
+    CHECK_INT(engine_next_time(&e), 3);
+    CHECK(engine_schedule(&e, -7, EVENT_CLASS_TIMER, 3, 0, 0));
+    CHECK_INT(engine_next_time(&e), -7);
+    CHECK(engine_schedule(&e, -7, EVENT_CLASS_FAILURE, 4, 0, 0));
+    struct event ev;
+    CHECK(engine_pop(&e, &ev));
+    CHECK_INT(ev.kind, 4);
+    CHECK_INT(engine_next_time(&e), -7);
+    CHECK(engine_pop(&e, &ev));
+    CHECK_INT(ev.kind, 3);
+    CHECK_INT(engine_next_time(&e), 3);
+    CHECK_INT(engine_cancel(&e, second), 0); /* the event the peek named */
+    CHECK_INT(engine_next_time(&e), 1000000000000LL);
+    CHECK(engine_schedule(&e, 10, EVENT_CLASS_ARRIVAL, 5, 0, 0));
+    CHECK(engine_pop(&e, &ev));
+    CHECK_INT(ev.kind, 5);
+    CHECK(engine_pop(&e, &ev));
+    CHECK_INT(ev.kind, 1);
+    CHECK(!engine_pop(&e, &ev));
+    CHECK_INT(engine_pending(&e), 0);
+    engine_release(&e);
+}
+
+/* Times over the whole range of sim_time, negative ones included, many
+ * equal: the sorted reference, event by event. */
+static void test_wide_times_sorted(void)
+{
+    enum { N = 50000 };
+    struct engine e;
+    engine_init(&e, INT64_MIN + 1);
+    struct pcg32 r;
+    pcg32_stream(&r, 5, RNG_TEST, 23);
+    struct ref_event *want = malloc(N * sizeof *want);
+    for (int i = 0; i < N; i++) {
+        uint64_t bits = ((uint64_t)pcg32_next(&r) << 32 | pcg32_next(&r)) >> pcg32_bounded(&r, 64);
+        sim_time at = pcg32_bounded(&r, 4) == 0 ? 42 : (sim_time)(bits ^ (pcg32_bounded(&r, 2) ? UINT64_C(1) << 63 : 0));
+        if (at == INT64_MIN || at == SIM_TIME_NEVER)
+            at = 0;
+        int cls = (int)pcg32_bounded(&r, EVENT_CLASS_COUNT);
+        want[i] = (struct ref_event){at, cls, engine_schedule(&e, at, (enum event_class)cls, i, 0, 0), i};
+    }
+    qsort(want, N, sizeof *want, ref_cmp);
+    struct event ev;
+    int same = 1, popped = 0;
+    while (engine_pop(&e, &ev)) {
+        same &= popped < N && ev.kind == want[popped].kind && ev.time_us == want[popped].time_us;
+        popped++;
+        /* now and then a schedule at the present: it comes after the
+         * events left at this instant (earlier in class or sequence) */
+        if (popped % 97 == 0) {
+            CHECK(engine_schedule(&e, ev.time_us, EVENT_CLASS_TIMER, -1, 0, 0));
+            struct event now = {0};
+            while (engine_pop(&e, &now) && now.kind != -1) {
+                same &= popped < N && now.kind == want[popped].kind && now.time_us == ev.time_us;
+                popped++;
+            }
+            same &= now.kind == -1 && now.time_us == ev.time_us;
+        }
+    }
+    free(want);
+    engine_release(&e);
+    CHECK(same);
+    CHECK_INT(popped, N);
+}
+
 static void test_large_random_sorted(void)
 {
     /* 200,000 events with times drawn from a small range (many ties): exactly
@@ -297,4 +375,6 @@ void suite_engine(void)
     test_run("engine equal classes are first in, first out", test_equal_classes_fifo);
     test_run("engine interleaved against a reference", test_interleaved_against_reference);
     test_run("engine large random against a sorted reference", test_large_random_sorted);
+    test_run("engine peek, then an earlier schedule or a cancel", test_peek_then_earlier);
+    test_run("engine times over the whole range, negative ones too", test_wide_times_sorted);
 }
