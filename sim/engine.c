@@ -226,6 +226,20 @@ static inline int cancelled_now(struct engine *e, uint32_t s)
     return e->cancelled.n && cancel_set_take(&e->cancelled, e->pool[s].order & SEQ_MASK);
 }
 
+/* Drops cancelled events from the current set's top; says whether it still
+ * holds one. */
+static inline int current_live(struct engine *e)
+{
+    while (e->n_current) {
+        uint32_t top = e->current[0];
+        if (!cancelled_now(e, top))
+            return 1;
+        current_pop(e);
+        release_slot(e, top);
+    }
+    return 0;
+}
+
 /* Finds the lowest non-empty bucket and its earliest event (low_bucket,
  * low_slot), dropping cancelled events met on the way. Returns 0 when no
  * bucket holds a live event. The answer stays until a schedule into a
@@ -265,46 +279,35 @@ static int find_low(struct engine *e)
  * becomes the time the clock moves to. Returns 0 when nothing is pending. */
 static int settle_top(struct engine *e)
 {
-    for (;;) {
-        if (!e->n_current) {
-            if (!e->n || !find_low(e))
-                return 0;
-            uint32_t b = e->low_bucket;
-            uint64_t m = key_of(e->pool[e->low_slot].time_us);
-            uint32_t s = e->head[b];
-            e->head[b] = ENGINE_NIL;
-            mark_empty(e, b);
-            e->low_bucket = 0;
-            e->last = m;
-            while (s != ENGINE_NIL) {
-                uint32_t following = e->next[s];
-                uint32_t to = bucket_of(key_of(e->pool[s].time_us), m);
-                if (to == 0)
-                    current_push(e, s);
-                else
-                    link_into(e, to, s);
-                s = following;
-            }
+    while (!current_live(e)) {
+        if (!e->n || !find_low(e))
+            return 0;
+        uint32_t b = e->low_bucket;
+        uint64_t m = key_of(e->pool[e->low_slot].time_us);
+        uint32_t s = e->head[b];
+        e->head[b] = ENGINE_NIL;
+        mark_empty(e, b);
+        e->low_bucket = 0;
+        e->last = m;
+        while (s != ENGINE_NIL) {
+            uint32_t following = e->next[s];
+            uint32_t to = bucket_of(key_of(e->pool[s].time_us), m);
+            if (to == 0)
+                current_push(e, s);
+            else
+                link_into(e, to, s);
+            s = following;
         }
-        uint32_t top = e->current[0];
-        if (!cancelled_now(e, top))
-            return 1;
-        current_pop(e);
-        release_slot(e, top);
     }
+    return 1;
 }
 
 /* The earliest live event without moving anything (a schedule may follow,
  * at any time from now on), or NULL. */
 static const struct event *peek(struct engine *e)
 {
-    while (e->n_current) {
-        uint32_t top = e->current[0];
-        if (!cancelled_now(e, top))
-            return &e->pool[top];
-        current_pop(e);
-        release_slot(e, top);
-    }
+    if (current_live(e))
+        return &e->pool[e->current[0]];
     if (!e->n || !find_low(e))
         return NULL;
     return &e->pool[e->low_slot];
@@ -402,12 +405,7 @@ int engine_run_until(struct engine *e, sim_time until_us, const struct engine_ha
                 return rc;
             /* the events at t are all in the current set: the next one, if
              * any, is its top */
-            while (e->n_current && cancelled_now(e, e->current[0])) {
-                uint32_t top = e->current[0];
-                current_pop(e);
-                release_slot(e, top);
-            }
-        } while (e->n_current);
+        } while (current_live(e));
         if (h->instant_end) {
             int rc = h->instant_end(h->ctx, t);
             if (rc)
