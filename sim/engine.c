@@ -404,8 +404,8 @@ int engine_run_until(struct engine *e, sim_time until_us, const struct engine_ha
             if (rc)
                 return rc;
             /* the events at t are all in the current set: the next one, if
-             * any, is its top */
-        } while (current_live(e));
+             * any, is its top (at t unless a handler popped past it) */
+        } while (current_live(e) && e->pool[e->current[0]].time_us == t);
         if (h->instant_end) {
             int rc = h->instant_end(h->ctx, t);
             if (rc)

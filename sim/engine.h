@@ -100,9 +100,11 @@ void engine_release(struct engine *e);
 uint64_t engine_schedule(struct engine *e, sim_time time_us, enum event_class cls, int32_t kind,
                          int64_t arg, int32_t aux);
 /* Cancels a pending event in O(1). The handle must be of an event that has
- * not run yet (cancelling one that ran leaks an entry and miscounts
- * engine_pending). Returns 0, or -1 for a handle never issued, one already
- * cancelled, or no memory. */
+ * neither run nor been cancelled: cancelling one that ran leaks an entry and
+ * miscounts engine_pending, and so does cancelling one twice once the queue
+ * has dropped it (which it may do before its time, when it files the events
+ * around it). Returns 0, or -1 for a handle never issued, one cancelled and
+ * not yet dropped, or no memory. */
 int engine_cancel(struct engine *e, uint64_t handle);
 
 sim_time engine_now(const struct engine *e);

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sim/engine.h"
@@ -44,7 +45,7 @@ static void test_cancel(void)
         h[i] = engine_schedule(&e, i, EVENT_CLASS_TIMER, i, 0, 0);
     for (int i = 0; i < 100; i += 3)
         CHECK_INT(engine_cancel(&e, h[i]), 0);
-    CHECK_INT(engine_cancel(&e, h[0]), -1); /* twice */
+    CHECK_INT(engine_cancel(&e, h[0]), -1); /* twice, while it is still held */
     CHECK_INT(engine_pending(&e), 66);
     struct event ev;
     int n = 0, bad = 0;
@@ -282,6 +283,46 @@ static void test_interleaved_against_reference(void)
         CHECK(interleaved_matches(seed, 20000, seed % 2 ? 8 : 600));
 }
 
+/* A handler that pops for itself (a host draining ahead) moves the clock:
+ * the run loop then ends the instant it was in and starts the next one
+ * afresh, as it did when it compared times at every event. */
+struct popping {
+    struct engine *e;
+    char log[64];
+    size_t len;
+};
+
+static int popping_event(void *ctx, const struct event *ev)
+{
+    struct popping *p = ctx;
+    p->len += (size_t)snprintf(p->log + p->len, sizeof p->log - p->len, "e%d ", ev->kind);
+    struct event taken;
+    if (ev->kind == 1 && engine_pop(p->e, &taken))
+        p->len += (size_t)snprintf(p->log + p->len, sizeof p->log - p->len, "took%d ", taken.kind);
+    return 0;
+}
+
+static int popping_instant(void *ctx, sim_time now)
+{
+    struct popping *p = ctx;
+    p->len += (size_t)snprintf(p->log + p->len, sizeof p->log - p->len, "end%lld ", (long long)now);
+    return 0;
+}
+
+static void test_handler_pops(void)
+{
+    struct engine e;
+    engine_init(&e, 0);
+    struct popping p = {&e, "", 0};
+    CHECK(engine_schedule(&e, 1, EVENT_CLASS_ARRIVAL, 1, 0, 0));
+    CHECK(engine_schedule(&e, 5, EVENT_CLASS_ARRIVAL, 2, 0, 0));
+    CHECK(engine_schedule(&e, 5, EVENT_CLASS_ARRIVAL, 3, 0, 0));
+    struct engine_handlers h = {popping_event, popping_instant, &p};
+    CHECK_INT(engine_run_until(&e, SIM_TIME_NEVER, &h), 0);
+    CHECK_STR(p.log, "e1 took2 end1 e3 end5 ");
+    engine_release(&e);
+}
+
 /* A peek answers without committing the queue to its answer: a schedule
  * after it may come earlier (the pass after an instant starts jobs that end
  * before the next pending event), and a cancel may take the event peeked. */
@@ -376,5 +417,6 @@ void suite_engine(void)
     test_run("engine interleaved against a reference", test_interleaved_against_reference);
     test_run("engine large random against a sorted reference", test_large_random_sorted);
     test_run("engine peek, then an earlier schedule or a cancel", test_peek_then_earlier);
+    test_run("engine a handler that pops ends its instant", test_handler_pops);
     test_run("engine times over the whole range, negative ones too", test_wide_times_sorted);
 }
