@@ -80,9 +80,86 @@ int ordering_key_compare(const struct ordering_key *a, const struct ordering_key
 
 MERGE_SORT_DEFINE(merge_keys, struct ordering_key, key_before)
 
+/* An image of a double whose unsigned order is the double's: the sign bit
+ * set for the positives, every bit flipped for the negatives; -0.0 taken
+ * as 0.0, which key_before holds equal to it. */
+static inline uint64_t ordered_bits(double x)
+{
+    if (x == 0)
+        x = 0.0;
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u >> 63 ? ~u : u | UINT64_C(1) << 63;
+}
+
+/* Byte b of the image of the key's primary. */
+static inline unsigned primary_byte(const struct ordering_key *k, unsigned b)
+{
+    return (unsigned)(ordered_bits(k->primary) >> (8 * b)) & 0xffu;
+}
+
+/* Below this a merge sort is as fast (the radix sort reads every key
+ * nine times or more whatever n is). */
+#define RADIX_MIN_KEYS 512u
+
+/* The radix sort applies when it gives the merge sort's order: no NaN
+ * (key_before is no order then), and the keys in ascending index, so that
+ * its stability keeps ties in index order as key_before does. */
+static int radix_applies(const struct ordering_key *keys, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (keys[i].primary != keys[i].primary || keys[i].secondary != keys[i].secondary ||
+            (i > 0 && keys[i].index <= keys[i - 1].index))
+            return 0;
+    return 1;
+}
+
+/* By the primary, least significant byte first, stable, skipping the
+ * bytes every key shares; then each run of equal primaries (few, and
+ * short) by the merge sort, which orders it by secondary and index. An
+ * SRTF pass over 10,000 queued jobs spent 30% of its time in the merge
+ * sort alone, whose every step waits on the compare before it. */
+static void radix_keys(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch)
+{
+    uint32_t count[8][256]; /* on the stack: passes may run in parallel threads */
+    memset(count, 0, sizeof count);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t bits = ordered_bits(keys[i].primary);
+        for (unsigned b = 0; b < 8; b++)
+            count[b][(bits >> (8 * b)) & 0xffu]++;
+    }
+    struct ordering_key *src = keys, *dst = scratch;
+    for (unsigned b = 0; b < 8; b++) {
+        uint32_t *c = count[b], sum = 0;
+        if (c[primary_byte(&src[0], b)] == n)
+            continue; /* every key has this byte */
+        for (unsigned v = 0; v < 256; v++) {
+            uint32_t here = c[v];
+            c[v] = sum;
+            sum += here;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            dst[c[primary_byte(&src[i], b)]++] = src[i];
+        struct ordering_key *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys)
+        memcpy(keys, src, (size_t)n * sizeof *keys);
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && keys[j].primary == keys[i].primary; j++)
+            ;
+        if (j - i > 1)
+            merge_keys(keys + i, j - i, scratch);
+    }
+}
+
 void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch)
 {
-    merge_keys(keys, n, scratch);
+    if (n >= RADIX_MIN_KEYS && radix_applies(keys, n))
+        radix_keys(keys, n, scratch);
+    else
+        merge_keys(keys, n, scratch);
 }
 
 void ordering_sort(enum ordering_kind kind, const struct cluster_view *view, int compat_wait,

@@ -1,4 +1,5 @@
 /* Hand-computed schedules for every ordering x backfilling on small traces. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,76 @@ static void test_ordering_names(void)
     CHECK_NEAR(b.primary, -(89.0 / 5.0) * (89.0 / 5.0) * (89.0 / 5.0) * 2, 1e-9);
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    return ordering_key_compare(a, b);
+}
+
+/* n keys in index order, their parts drawn from `span` values (ties when
+ * small), negative and -0.0 among them; every `nan_every`-th primary NaN
+ * (0: none). */
+static void random_keys(struct ordering_key *k, uint32_t n, struct pcg32 *r, uint32_t span, uint32_t nan_every)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        double p = (double)pcg32_bounded(r, span) - (double)(span / 4), s = (double)pcg32_bounded(r, span) * 0.25;
+        if (p == 0 && pcg32_bounded(r, 2))
+            p = -0.0;
+        if (pcg32_bounded(r, 8) == 0)
+            p *= 1e12; /* far apart: every byte of the image differs somewhere */
+        if (nan_every && i % nan_every == nan_every - 1)
+            p = NAN;
+        k[i] = (struct ordering_key){p, s, i * 3 + 1};
+    }
+}
+
+/* ordering_keys_sort gives qsort's order by ordering_key_compare: through
+ * the radix sort (from 512 keys: ties, -0.0 against 0.0, negatives,
+ * magnitudes 1e12 apart) and through the merge sort it falls back to
+ * (fewer keys, keys not in index order). With a NaN no order is defined;
+ * the result must still hold every key once. */
+static void test_ordering_keys_sort(void)
+{
+    enum { MAX = 5000 };
+    struct ordering_key *k = malloc(MAX * sizeof *k), *want = malloc(MAX * sizeof *want),
+                        *scratch = malloc(MAX * sizeof *scratch);
+    struct pcg32 r;
+    pcg32_stream(&r, 11, RNG_TEST, 31);
+    static const uint32_t sizes[] = {0, 1, 7, 511, 512, 513, 2000, MAX};
+    static const uint32_t spans[] = {3, 50, 100000};
+    int same = 1;
+    for (size_t a = 0; a < N_OF(sizes); a++)
+        for (size_t b = 0; b < N_OF(spans); b++)
+            for (int shuffled = 0; shuffled < 2; shuffled++) {
+                uint32_t n = sizes[a];
+                random_keys(k, n, &r, spans[b], 0);
+                for (uint32_t i = 0; shuffled && i + 1 < n; i++) { /* indices out of order */
+                    uint32_t j = i + pcg32_bounded(&r, n - i);
+                    struct ordering_key t = k[i];
+                    k[i] = k[j];
+                    k[j] = t;
+                }
+                memcpy(want, k, n * sizeof *k);
+                qsort(want, n, sizeof *want, key_cmp);
+                ordering_keys_sort(k, n, scratch);
+                for (uint32_t i = 0; i < n; i++)
+                    same &= k[i].index == want[i].index;
+            }
+    CHECK(same);
+    random_keys(k, 3000, &r, 100, 7);
+    ordering_keys_sort(k, 3000, scratch);
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < 3000; i++)
+        seen += k[i].index % 3 == 1 && k[i].index / 3 < 3000;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < 3000; i++)
+        sum += k[i].index / 3;
+    CHECK_INT(seen, 3000);
+    CHECK(sum == 3000ull * 2999 / 2);
+    free(k);
+    free(want);
+    free(scratch);
+}
+
 /* Conservative tells a promise only when it differs from the one the view
  * holds (the host keeps the last in reserved_us): a first pass promises
  * each waiting job; the same view with those promises kept says nothing
@@ -388,6 +459,7 @@ void suite_policies(void)
     test_run("policies EASY vs conservative classic", test_easy_vs_conservative);
     test_run("policies EASY backfills what ends by the shadow", test_easy_ends_by_shadow);
     test_run("policies orderings x backfilling", test_orderings);
+    test_run("policies ordering keys sort as qsort does", test_ordering_keys_sort);
     test_run("policies sjf+easy", test_sjf_easy);
     test_run("policies kill at limit", test_killed_at_limit);
     test_run("policies EASY extra slots: the issue's tie example", test_easy_shadow_ties);
