@@ -38,9 +38,11 @@ struct ordering_key ordering_key_of(enum ordering_kind kind, const struct policy
                                     int64_t now_us, int compat_wait, uint32_t index);
 int ordering_key_compare(const struct ordering_key *a, const struct ordering_key *b);
 /* Sorts keys[0..n) by ordering_key_compare, with scratch[0..n). Keys have
- * distinct indices, so the order is total and any sort gives it; this one
- * compares inline (policies/merge_sort.h: qsort was half of an SJF replay
- * of HPC2N). */
+ * distinct indices, so the order is total and any sort gives it: a radix
+ * sort of the primary, then the merge sort within runs of equal primaries,
+ * for 512 keys or more in index order without NaN; the merge sort
+ * (policies/merge_sort.h: qsort was half of an SJF replay of HPC2N) for
+ * the rest. */
 void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch);
 
 /* Writes into order[0..n_queued) the queue indices in priority order, using
