@@ -102,21 +102,23 @@ static inline unsigned primary_byte(const struct ordering_key *k, unsigned b)
  * nine times or more whatever n is). */
 #define RADIX_MIN_KEYS 512u
 
-/* The radix sort applies when it gives the merge sort's order: no NaN
- * (key_before is no order then), and the keys in ascending index, so that
- * its stability keeps ties in index order as key_before does. */
+/* The radix sort applies when it gives the merge sort's order: without a
+ * NaN, key_before is a total order and == groups exactly the keys whose
+ * images are equal. (The order the keys come in does not matter: every
+ * run of equal primaries is sorted by key_before whole.) */
 static int radix_applies(const struct ordering_key *keys, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (keys[i].primary != keys[i].primary || keys[i].secondary != keys[i].secondary ||
-            (i > 0 && keys[i].index <= keys[i - 1].index))
+        if (keys[i].primary != keys[i].primary || keys[i].secondary != keys[i].secondary)
             return 0;
     return 1;
 }
 
 /* By the primary, least significant byte first, stable, skipping the
- * bytes every key shares; then each run of equal primaries (few, and
- * short) by the merge sort, which orders it by secondary and index. An
+ * bytes every key shares; then each run of equal primaries by the merge
+ * sort, which orders it by secondary and index (short runs for SRTF's
+ * remaining times; long ones for Tiresias' few queues, where a radix sort
+ * of the secondary within them measured no faster). An
  * SRTF pass over 10,000 queued jobs spent 30% of its time in the merge
  * sort alone, whose every step waits on the compare before it. */
 static void radix_keys(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch)

@@ -40,7 +40,7 @@ int ordering_key_compare(const struct ordering_key *a, const struct ordering_key
 /* Sorts keys[0..n) by ordering_key_compare, with scratch[0..n). Keys have
  * distinct indices, so the order is total and any sort gives it: a radix
  * sort of the primary, then the merge sort within runs of equal primaries,
- * for 512 keys or more in index order without NaN; the merge sort
+ * for 512 keys or more without NaN; the merge sort
  * (policies/merge_sort.h: qsort was half of an SJF replay of HPC2N) for
  * the rest. */
 void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch);

@@ -308,9 +308,10 @@ static void random_keys(struct ordering_key *k, uint32_t n, struct pcg32 *r, uin
 
 /* ordering_keys_sort gives qsort's order by ordering_key_compare: through
  * the radix sort (from 512 keys: ties, -0.0 against 0.0, negatives,
- * magnitudes 1e12 apart) and through the merge sort it falls back to
- * (fewer keys, keys not in index order). With a NaN no order is defined;
- * the result must still hold every key once. */
+ * magnitudes 1e12 apart, runs of equal primaries long enough to be sorted
+ * by the secondary's radix and holding equal secondaries, indices in
+ * order or shuffled) and through the merge sort (fewer keys). With a NaN
+ * no order is defined; the result must still hold every key once. */
 static void test_ordering_keys_sort(void)
 {
     enum { MAX = 5000 };
