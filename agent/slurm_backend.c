@@ -21,6 +21,7 @@
 #include "agent/slurm_exec.h"
 #include "agent/slurm_json.h"
 #include "agent/slurm_store.h"
+#include "sim/child.h"
 #include "agent/state_lock.h"
 #include "sim/buffers.h"
 
@@ -934,10 +935,14 @@ int slurm_backend_submit(const struct slurm_submit *s, struct err *err)
     buf_init(&script);
     buf_puts(&script, "--wrap=exec");
     for (int i = 0; i < s->argc; i++) {
-        buf_puts(&script, " '");
-        for (const char *p = s->argv[i]; *p; p++)
-            *p == '\'' ? buf_puts(&script, "'\\''") : buf_append(&script, p, 1);
-        buf_puts(&script, "'");
+        char *word = child_shell_word(s->argv[i]);
+        if (!word) {
+            script.oom = 1; /* reported below */
+            break;
+        }
+        buf_puts(&script, " ");
+        buf_puts(&script, word);
+        free(word);
     }
     argv[n++] = script.data;
     argv[n] = NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "models/distribution.h"
+#include "sim/child.h"
 #include "sim/units.h"
 
 static void *xcalloc(size_t n, size_t size)
@@ -448,30 +449,6 @@ static int recommend_waits_and_use(struct forecast_digest *d)
                     lw, w, w5, w95, lu, 100.0 * bu->mean, 100.0 * bu->p5, 100.0 * bu->p95);
 }
 
-/* word as one shell word: as is when it has only safe characters, else in
- * single quotes (a quote inside as '\''). malloc'd; NULL when out of memory. */
-static char *shell_word(const char *word)
-{
-    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-") ==
-                       strlen(word))
-        return strdup(word);
-    char *q = malloc(4 * strlen(word) + 3), *o = q;
-    if (!q)
-        return NULL;
-    *o++ = '\'';
-    for (const char *c = word; *c; c++) {
-        if (*c == '\'') {
-            memcpy(o, "'\\''", 4);
-            o += 4;
-        } else {
-            *o++ = *c;
-        }
-    }
-    *o++ = '\'';
-    *o = '\0';
-    return q;
-}
-
 /* The next step where a plan would help and none was made: the command that
  * sizes the orders, for this scenario, with an SLO when it names none. It
  * depends on the scenario and on whether a --policy was given, never on how
@@ -481,7 +458,7 @@ static char *shell_word(const char *word)
 static int next_step(struct forecast_digest *d)
 {
     const struct scenario *s = d->r->scenario;
-    char *path = shell_word(s && s->path ? s->path : "SCENARIO");
+    char *path = child_shell_word(s && s->path ? s->path : "SCENARIO");
     if (!path)
         return -1;
     size_t named = !s ? 0 : s->plan.n_slos ? s->plan.n_slos : (size_t)(s->plan.has_slo != 0); /* plan.slo is one */

@@ -198,3 +198,25 @@ int child_in_path(const char *name)
     }
     return 0;
 }
+
+char *child_shell_word(const char *word)
+{
+    if (word[0] && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-") ==
+                       strlen(word))
+        return strdup(word);
+    char *q = malloc(4 * strlen(word) + 3), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '\'';
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}

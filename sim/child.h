@@ -39,5 +39,10 @@ void child_run_ms(char *const argv[], const char *dir, int timeout_ms, int split
 /* Whether `name` is an executable file in one of PATH's folders (or, when it
  * holds a '/', at that path). */
 int child_in_path(const char *name);
+/* `word` as one /bin/sh word, for text a shell will read (a batch script,
+ * a command shown to the user): as is when it holds only characters no
+ * shell treats specially, else in single quotes, a quote inside as '\''.
+ * malloc'd; NULL when out of memory. */
+char *child_shell_word(const char *word);
 
 #endif

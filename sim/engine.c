@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/buffers.h"
+
 static int event_before(const struct event *a, const struct event *b)
 {
     /* bitwise, not short-circuit: both halves are cheap, and a branch on
@@ -132,31 +134,24 @@ static int grow(struct engine *e)
 {
     if (e->cap > UINT32_MAX / 4)
         return -1;
-    uint32_t cap = e->cap ? e->cap * 2 : 256;
+    uint32_t want = e->cap ? e->cap * 2 : 256;
     if (!e->head) {
         e->head = malloc(ENGINE_BUCKETS * sizeof *e->head);
         if (!e->head)
             return -1;
-        for (uint32_t b = 0; b < ENGINE_BUCKETS; b++)
-            e->head[b] = ENGINE_NIL;
+        memset(e->head, 0xff, ENGINE_BUCKETS * sizeof *e->head); /* every bucket ENGINE_NIL: empty */
     }
-    /* each array may move; the capacity changes only when all three grew */
-    struct event *pool = realloc(e->pool, cap * sizeof *pool);
-    if (!pool)
+    /* the slot count moves only once all three arrays hold it (one may
+     * have grown before another failed: growing it again is a no-op) */
+    uint32_t cap_pool = e->cap, cap_next = e->cap, cap_current = e->cap;
+    if (buffers_grow((void **)&e->pool, &cap_pool, want, sizeof *e->pool) != 0 ||
+        buffers_grow((void **)&e->next, &cap_next, want, sizeof *e->next) != 0 ||
+        buffers_grow((void **)&e->current, &cap_current, want, sizeof *e->current) != 0)
         return -1;
-    e->pool = pool;
-    uint32_t *next = realloc(e->next, cap * sizeof *next);
-    if (!next)
-        return -1;
-    e->next = next;
-    uint32_t *current = realloc(e->current, cap * sizeof *current);
-    if (!current)
-        return -1;
-    e->current = current;
-    for (uint32_t i = e->cap; i < cap; i++)
-        e->next[i] = i + 1 < cap ? i + 1 : e->free_slot;
+    for (uint32_t i = e->cap; i < want; i++)
+        e->next[i] = i + 1 < want ? i + 1 : e->free_slot;
     e->free_slot = e->cap;
-    e->cap = cap;
+    e->cap = want;
     return 0;
 }
 

@@ -71,13 +71,15 @@ struct engine {
     struct event *pool;  /* every pending event; free slots chained through next */
     uint32_t *next;      /* in a bucket's list, or the free list */
     uint32_t *current;   /* the events at the current time: a heap of pool slots by order */
-    uint32_t *head;      /* ENGINE_BUCKETS list heads (ENGINE_NIL: empty); [0] unused */
+    uint32_t *head;      /* ENGINE_BUCKETS list heads (UINT32_MAX: empty); [0] unused */
     uint64_t nonempty[(ENGINE_BUCKETS + 63) / 64]; /* a bit per bucket that holds events */
     uint64_t nonempty_words;                         /* a bit per word of it that is not 0 */
-    uint32_t cap, free_slot, n_current;
+    uint32_t cap;        /* slots in pool, next and current */
+    uint32_t free_slot, n_current;
     uint64_t last;       /* the key (time, sign flipped) buckets are relative to */
-    uint32_t low_bucket; /* the lowest non-empty bucket and its earliest event */
-    uint32_t low_slot;   /* (a peek's answer, kept for the pop), 0: not known */
+    /* A peek's answer, kept for the pop: the lowest non-empty bucket (0:
+     * not known) and the slot of its earliest live event. */
+    uint32_t low_bucket, low_slot;
     size_t n;            /* pending, cancelled ones included */
     sim_time now_us;
     uint64_t next_seq;

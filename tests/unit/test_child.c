@@ -145,6 +145,33 @@ static void test_dies_with_its_caller(void)
 }
 #endif
 
+/* One word for /bin/sh, checked by a real shell: each word, however
+ * hostile, comes back from `printf '%s\n' WORD` as it went in. */
+static void test_shell_word(void)
+{
+    static const char *const words[] = {"plain/path-1.yaml", "", "two words", "it's", "'", "$(touch x)", "a\"b\\c",
+                                        "back`tick`", "semi;colon", "new\nline", "*?[]", "~user", "-flag"};
+    char *w = child_shell_word("scenarios/q1.yaml");
+    CHECK_STR(w, "scenarios/q1.yaml"); /* safe: left as is */
+    free(w);
+    w = child_shell_word("it's");
+    CHECK_STR(w, "'it'\\''s'");
+    free(w);
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        char *word = child_shell_word(words[i]);
+        char script[256];
+        snprintf(script, sizeof script, "printf '%%s|' %s", word);
+        char *argv[] = {"sh", "-c", script, NULL};
+        struct child_result cr;
+        child_run(argv, NULL, 10, 0, &cr);
+        char want[128];
+        snprintf(want, sizeof want, "%s|", words[i]);
+        CHECK(WIFEXITED(cr.status) && WEXITSTATUS(cr.status) == 0);
+        CHECK_STR(cr.out, want);
+        free(word);
+    }
+}
+
 void suite_child(void)
 {
     test_run("child keeps output, stderr split", test_output_kept_and_split);
@@ -153,5 +180,6 @@ void suite_child(void)
     test_run("child limit and missing program", test_limit_and_missing_program);
 #ifdef __linux__
     test_run("child dies with its caller", test_dies_with_its_caller);
+    test_run("child quotes a word for the shell", test_shell_word);
 #endif
 }
