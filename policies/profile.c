@@ -296,6 +296,80 @@ static int merge_at(struct profile *p, uint32_t k, int i)
     return 0;
 }
 
+/* carve's common case in a kept profile (a promise moved by less than its
+ * length carves two short windows, with merges): [t, until] lies in one
+ * block with room for two more steps. One search finds t's step, a short
+ * walk forward (else a search) until's, and the block is rewritten in one
+ * go: the new steps put in and the merged ones taken out by at most one
+ * shift of what lies between and one of the tail, where breakpoint() and
+ * merge_at() twice each searched and shifted up to four times. The steps
+ * left are carve's:
+ *  - a step put in at t holds `slots` less than the one before it, and one
+ *    at until `slots` more than the window's last: neither is merged;
+ *  - a step already at t is merged when, taken, it holds what the step
+ *    before it holds (not at the origin: queries start there);
+ *  - a step already at until when it holds what the window's last holds.
+ * Returns 1 when done, 0 when the window is not such a one, -1 (memory). */
+static int carve_in_block(struct profile *p, int64_t t, int64_t until, int64_t slots)
+{
+    uint32_t k = block_of(p, t);
+    struct profile_block *b = &p->block[k];
+    if (b->n + 2 > B || (k + 1 < p->n_blocks && p->block[k + 1].first <= until) || t < b->first || slots == 0)
+        return 0;
+    int64_t *tm = &p->time[base_of(b)], *fr = &p->free[base_of(b)];
+    uint32_t n = b->n, i = (uint32_t)step_of(p, b, t), j = i;
+    for (int walked = 0; walked < 4 && j + 1 < n && tm[j + 1] <= until; walked++)
+        j++;
+    if (j + 1 < n && tm[j + 1] <= until)
+        j = (uint32_t)step_of(p, b, until); /* a long window: search */
+    int need_t = tm[i] != t, need_u = tm[j] != until; /* j > i unless need_u */
+    int merged_t = 0, merged_u = !need_u && fr[j] == fr[j - 1] - slots;
+    if (!need_t && t > p->origin) {
+        if (i > 0)
+            merged_t = fr[i - 1] == fr[i] - slots;
+        else if (k > 0) {
+            const struct profile_block *a = &p->block[k - 1];
+            merged_t = p->free[base_of(a) + a->n - 1] + a->add == fr[i] - slots + b->add;
+        }
+    }
+    /* old steps: [0, i) stay; i is t's (kept, then a new one at t when
+     * need_t; dropped when merged); (i, mid_end) lie inside the window;
+     * j is until's unless need_u (then inside, and a new one follows);
+     * [j + 1, n) the tail */
+    uint32_t mid_end = need_u ? j + 1 : j, len = mid_end > i + 1 ? mid_end - i - 1 : 0;
+    uint32_t mid_at = i + 1 + (uint32_t)need_t - (uint32_t)merged_t, u_at = mid_at + len;
+    uint32_t tail_at = u_at + (uint32_t)(need_u || !merged_u), tail = n - j - 1;
+    int64_t free_i = fr[i], free_j = fr[j];
+    if (tail_at > j + 1) { /* the tail moves right: it goes first */
+        memmove(&tm[tail_at], &tm[j + 1], tail * sizeof *tm);
+        memmove(&fr[tail_at], &fr[j + 1], tail * sizeof *fr);
+    }
+    if (mid_at != i + 1) {
+        memmove(&tm[mid_at], &tm[i + 1], len * sizeof *tm);
+        memmove(&fr[mid_at], &fr[i + 1], len * sizeof *fr);
+    }
+    if (tail_at < j + 1) {
+        memmove(&tm[tail_at], &tm[j + 1], tail * sizeof *tm);
+        memmove(&fr[tail_at], &fr[j + 1], tail * sizeof *fr);
+    }
+    if (need_u || !merged_u) {
+        tm[u_at] = until;
+        fr[u_at] = free_j;
+    }
+    if (need_t) {
+        tm[i + 1] = t;
+        fr[i + 1] = free_i;
+    }
+    b->n = tail_at + tail;
+    if (b->n == 0)
+        return drop_blocks(p, k, 1) != 0 ? -1 : 1;
+    b->first = tm[0];
+    b->last = tm[b->n - 1];
+    /* the window: t's step, if it stays, and those inside */
+    take_steps(p, b, base_of(b) + i + (uint32_t)need_t, base_of(b) + u_at, slots);
+    return 1;
+}
+
 /* Takes `slots` out of [t, t + dur), or gives -slots back; `merge`: then
  * drops the steps at t and t + dur if they change nothing. */
 static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots, int merge)
@@ -303,6 +377,11 @@ static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots, int m
     uint32_t k;
     size_t i;
     int64_t until = t + dur;
+    /* only a kept profile's carves (merge) are short enough to try it: a
+     * pass's reservations span many blocks, and a failed try is a search */
+    int done = merge ? carve_in_block(p, t, until, slots) : 0;
+    if (done != 0)
+        return done < 0 ? -1 : 0;
     /* the end's breakpoint first: the start's may split the end's block,
      * and the walk below goes from the start */
     if (breakpoint(p, until, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)

@@ -40,8 +40,8 @@
 
 /* Steps a block holds at most; a full block splits in two halves.
  * tests/unit/test_profile_tiny_blocks.c builds the profile again with
- * blocks of 2 steps, so that its random cases split and drop blocks at
- * nearly every change. */
+ * blocks of 4 steps, so that its random cases split and drop blocks at
+ * every few changes. */
 #ifndef PROFILE_BLOCK
 #define PROFILE_BLOCK 64u
 #endif

@@ -342,7 +342,7 @@ static void test_profile_kept(void)
             break;
 }
 
-/* test_profile_tiny_blocks.c runs these again on blocks of 2 steps */
+/* test_profile_tiny_blocks.c runs these again on blocks of 4 steps */
 #ifndef PROFILE_TEST_SUITE
 #define PROFILE_TEST_SUITE suite_profile
 #define PROFILE_TEST_LABEL "profile"
