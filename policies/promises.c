@@ -82,6 +82,16 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
         gain -= pm->rel[i].slots; /* released by now in the record: in free_after's stead */
     int64_t from = now; /* where the current gain began */
     for (;;) {
+        /* most releases both bases have, one for one, in the same order:
+         * the same gain goes on, and a tight walk passes them (a time
+         * whose releases come in another order takes the steps below) */
+        while (i < pm->n_rel && j < v->n_running) {
+            struct promise_release r = promises_base(v, j);
+            if (r.at_us != pm->rel[i].at_us || r.slots != pm->rel[i].slots)
+                break;
+            i++;
+            j++;
+        }
         int64_t to = INT64_MAX;
         if (i < pm->n_rel)
             to = pm->rel[i].at_us;
@@ -211,6 +221,8 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
     int64_t settled = INT64_MIN;
     for (uint32_t k = 0; k < b->n; k++) {
         int64_t at = b->slots[k] <= p->slots && b->dur_us[k] <= p->dur_us ? b->at_us[k] : INT64_MIN;
+        if (at >= *to)
+            return 0; /* half the promises a pass asks about: the rest of the bounds need not be read */
         settled = at > settled ? at : settled;
     }
     if (settled > *from)

@@ -59,7 +59,10 @@ static void arrive(struct model *m)
     j->id = ++m->next_id;
     j->submit_us = m->now;
     j->slots = 1 + (int32_t)rnd(m, rnd(m, 4) == 0 ? NODES * SLOTS + 4 : 6);
-    j->estimate_us = rnd(m, 30) == 0 ? 0 : 1 + rnd(m, 400);
+    /* a third ask for one of three round lengths: jobs that start at one
+     * instant then end at one expected instant, of different sizes (a
+     * release time shared by jobs of which some ended early) */
+    j->estimate_us = rnd(m, 30) == 0 ? 0 : rnd(m, 3) == 0 ? 100 * (1 + rnd(m, 3)) : 1 + rnd(m, 400);
     j->user = j->team = -1;
     j->reserved_us = -1;
 }
