@@ -307,14 +307,17 @@ static int merge_at(struct profile *p, uint32_t k, int i)
  *  - a step put in at t holds `slots` less than the one before it, and one
  *    at until `slots` more than the window's last: neither is merged;
  *  - a step already at t is merged when, taken, it holds what the step
- *    before it holds (not at the origin: queries start there);
+ *    before it holds (not at or before the origin: queries start there);
  *  - a step already at until when it holds what the window's last holds.
- * Returns 1 when done, 0 when the window is not such a one, -1 (memory). */
+ * It needs until > t (then until's step lies after t's unless a new one is
+ * put in). Returns 1 when done, 0 when the window is not such a one, -1
+ * (memory). */
 static int carve_in_block(struct profile *p, int64_t t, int64_t until, int64_t slots)
 {
     uint32_t k = block_of(p, t);
     struct profile_block *b = &p->block[k];
-    if (b->n + 2 > B || (k + 1 < p->n_blocks && p->block[k + 1].first <= until) || t < b->first || slots == 0)
+    if (until <= t || slots == 0 || b->n + 2 > B || (k + 1 < p->n_blocks && p->block[k + 1].first <= until) ||
+        t < b->first)
         return 0;
     int64_t *tm = &p->time[base_of(b)], *fr = &p->free[base_of(b)];
     uint32_t n = b->n, i = (uint32_t)step_of(p, b, t), j = i;

@@ -83,8 +83,10 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
     int64_t from = now; /* where the current gain began */
     for (;;) {
         /* most releases both bases have, one for one, in the same order:
-         * the same gain goes on, and a tight walk passes them (a time
-         * whose releases come in another order takes the steps below) */
+         * a pair equal in both lies at the earliest time left in each and
+         * cancels within that time's change, so gain and from stay as they
+         * are (a gain check skipped sees the same gain at the next time).
+         * A time whose releases come in another order takes the steps below. */
         while (i < pm->n_rel && j < v->n_running) {
             struct promise_release r = promises_base(v, j);
             if (r.at_us != pm->rel[i].at_us || r.slots != pm->rel[i].slots)
@@ -222,7 +224,8 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
     for (uint32_t k = 0; k < b->n; k++) {
         int64_t at = b->slots[k] <= p->slots && b->dur_us[k] <= p->dur_us ? b->at_us[k] : INT64_MIN;
         if (at >= *to)
-            return 0; /* half the promises a pass asks about: the rest of the bounds need not be read */
+            return 0; /* a settled start at or past *to leaves no start in [*from, *to), whatever
+                         the other bounds say (about half the promises a pass asks about stop here) */
         settled = at > settled ? at : settled;
     }
     if (settled > *from)

@@ -1,7 +1,7 @@
 /* The profile tests of test_profile.c again, on policies/profile.c built
  * here with blocks of 4 steps under other names. With 64 steps a block the
- * random cases rarely fill, split or empty one; with 4, nearly every few
- * breakpoints split a block and merges drop them, so the paths at block
+ * random cases rarely fill, split or empty one; with 4, a block splits
+ * every few breakpoints and merges often empty one, so the paths at block
  * ends (a window ending on a block's first step, a merge that empties a
  * block, a step at a block's start merged with the block before, whose
  * pending addition differs) are taken thousands of times. Not 2: a block
