@@ -510,6 +510,8 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
         if (t != INT64_MAX && promises_move(pm, pr, r, t) != 0)
             return -1;
         promises_settled(pm, p);
+        if (t == INT64_MAX && p->at_us > v->now_us)
+            continue; /* held, not due: the view says it already (resume checked reserved_us) */
         int rc = conservative_settle(pass, p->qi, p->at_us, free_now);
         if (rc < 0 || (rc == 1 && promises_gone(pm, r) != 0))
             return -1;
