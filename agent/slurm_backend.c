@@ -21,9 +21,9 @@
 #include "agent/slurm_exec.h"
 #include "agent/slurm_json.h"
 #include "agent/slurm_store.h"
-#include "sim/child.h"
 #include "agent/state_lock.h"
 #include "sim/buffers.h"
+#include "sim/child.h"
 
 enum { SLURM_CMD_TIMEOUT_MS = 30000, MAX_JOB_NODES = 256, COMMENT_BATCH = 200 };
 

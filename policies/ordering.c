@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policies/merge_sort.h"
+#include "policies/radix_sort.h"
 
 static const char *const ordering_names[] = {
     [ORDERING_FCFS] = "fcfs",
@@ -80,24 +81,6 @@ int ordering_key_compare(const struct ordering_key *a, const struct ordering_key
 
 MERGE_SORT_DEFINE(merge_keys, struct ordering_key, key_before)
 
-/* An image of a double whose unsigned order is the double's: the sign bit
- * set for the positives, every bit flipped for the negatives; -0.0 taken
- * as 0.0, which key_before holds equal to it. */
-static inline uint64_t ordered_bits(double x)
-{
-    if (x == 0)
-        x = 0.0;
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u >> 63 ? ~u : u | UINT64_C(1) << 63;
-}
-
-/* Byte b of the image of the key's primary. */
-static inline unsigned primary_byte(const struct ordering_key *k, unsigned b)
-{
-    return (unsigned)(ordered_bits(k->primary) >> (8 * b)) & 0xffu;
-}
-
 /* Below this a merge sort is as fast (the radix sort reads every key
  * nine times or more whatever n is). */
 #define RADIX_MIN_KEYS 512u
@@ -114,40 +97,32 @@ static int radix_applies(const struct ordering_key *keys, uint32_t n)
     return 1;
 }
 
-/* By the primary, least significant byte first, stable, skipping the
- * bytes every key shares; then each run of equal primaries by the merge
- * sort, which orders it by secondary and index (short runs for SRTF's
- * remaining times; long ones for Tiresias' few queues, where a radix sort
- * of the secondary within them measured no faster). An
- * SRTF pass over 10,000 queued jobs spent 30% of its time in the merge
- * sort alone, whose every step waits on the compare before it. */
+/* By the primary (policies/radix_sort.h: its image sorted with each key's
+ * place, the keys then gathered in that order), then each run of equal
+ * primaries by the merge sort, which orders it by secondary and index
+ * (short runs for SRTF's remaining times; long ones for Tiresias' few
+ * queues, where a radix sort of the secondary within them measured no
+ * faster). An SRTF pass over 10,000 queued jobs spent 30% of its time in
+ * the merge sort alone, whose every step waits on the compare before it.
+ * Out of memory, the merge sort gives the same order. */
 static void radix_keys(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch)
 {
-    uint32_t count[8][256]; /* on the stack: passes may run in parallel threads */
-    memset(count, 0, sizeof count);
+    uint64_t *image = malloc(4 * (size_t)n * sizeof *image);
+    if (!image) {
+        merge_keys(keys, n, scratch);
+        return;
+    }
+    uint64_t *place = image + n;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t bits = ordered_bits(keys[i].primary);
-        for (unsigned b = 0; b < 8; b++)
-            count[b][(bits >> (8 * b)) & 0xffu]++;
+        /* -0.0 as 0.0, which key_before holds equal to it */
+        image[i] = radix_key_double(keys[i].primary == 0 ? 0.0 : keys[i].primary);
+        place[i] = i;
     }
-    struct ordering_key *src = keys, *dst = scratch;
-    for (unsigned b = 0; b < 8; b++) {
-        uint32_t *c = count[b], sum = 0;
-        if (c[primary_byte(&src[0], b)] == n)
-            continue; /* every key has this byte */
-        for (unsigned v = 0; v < 256; v++) {
-            uint32_t here = c[v];
-            c[v] = sum;
-            sum += here;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            dst[c[primary_byte(&src[i], b)]++] = src[i];
-        struct ordering_key *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != keys)
-        memcpy(keys, src, (size_t)n * sizeof *keys);
+    radix_sort_u64(image, place, n, image + 2 * (size_t)n, image + 3 * (size_t)n);
+    for (uint32_t i = 0; i < n; i++)
+        scratch[i] = keys[place[i]];
+    memcpy(keys, scratch, (size_t)n * sizeof *keys);
+    free(image);
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && keys[j].primary == keys[i].primary; j++)
             ;

@@ -270,20 +270,29 @@ static void shift_block(struct profile_block *b, int64_t slots)
  * reservation that ended where another began, a promise given back), so
  * that a profile kept across passes does not fill with steps that change
  * nothing. The step at the origin stays: queries start there. */
+/* The free slots of the step before step i of block k (the last of the
+ * block before when i is 0, pending additions counted): 0 when there is
+ * none, else 1 with *before set. */
+static int free_before(const struct profile *p, uint32_t k, uint32_t i, int64_t *before)
+{
+    const struct profile_block *b = &p->block[k];
+    if (i > 0) {
+        *before = p->free[base_of(b) + i - 1] + b->add;
+        return 1;
+    }
+    if (k == 0)
+        return 0;
+    const struct profile_block *a = &p->block[k - 1];
+    *before = p->free[base_of(a) + a->n - 1] + a->add;
+    return 1;
+}
+
 static int merge_at(struct profile *p, uint32_t k, int i)
 {
     struct profile_block *b = &p->block[k];
     size_t at = base_of(b) + (size_t)i;
-    if (p->time[at] <= p->origin)
-        return 0;
     int64_t before;
-    if (i > 0)
-        before = p->free[at - 1] + b->add;
-    else if (k > 0)
-        before = p->free[base_of(&p->block[k - 1]) + p->block[k - 1].n - 1] + p->block[k - 1].add;
-    else
-        return 0;
-    if (before != p->free[at] + b->add)
+    if (p->time[at] <= p->origin || !free_before(p, k, (uint32_t)i, &before) || before != p->free[at] + b->add)
         return 0;
     if (b->n == 1)
         return drop_blocks(p, k, 1);
@@ -326,15 +335,9 @@ static int carve_in_block(struct profile *p, int64_t t, int64_t until, int64_t s
     if (j + 1 < n && tm[j + 1] <= until)
         j = (uint32_t)step_of(p, b, until); /* a long window: search */
     int need_t = tm[i] != t, need_u = tm[j] != until; /* j > i unless need_u */
-    int merged_t = 0, merged_u = !need_u && fr[j] == fr[j - 1] - slots;
-    if (!need_t && t > p->origin) {
-        if (i > 0)
-            merged_t = fr[i - 1] == fr[i] - slots;
-        else if (k > 0) {
-            const struct profile_block *a = &p->block[k - 1];
-            merged_t = p->free[base_of(a) + a->n - 1] + a->add == fr[i] - slots + b->add;
-        }
-    }
+    int merged_u = !need_u && fr[j] == fr[j - 1] - slots;
+    int64_t before;
+    int merged_t = !need_t && t > p->origin && free_before(p, k, i, &before) && before == fr[i] - slots + b->add;
     /* old steps: [0, i) stay; i is t's (kept, then a new one at t when
      * need_t; dropped when merged); (i, mid_end) lie inside the window;
      * j is until's unless need_u (then inside, and a new one follows);

@@ -9,10 +9,10 @@
 
 #include "models/cluster.h"
 #include "models/simulation.h"
+#include "policies/radix_sort.h"
 #include "scenarios/build.h"
 #include "scenarios/policy_teams.h"
 #include "sim/pcg32.h"
-#include "sim/radix_sort.h"
 
 static const char *const metric_names[FM_COUNT] = {
     "utilization", "wait_p50_s", "wait_p95_s", "wait_p99_s", "wait_mean_s", "offered_load_gpus",

@@ -1,4 +1,4 @@
-/* Tests of sim/radix_sort.c against qsort: random keys over the whole
+/* Tests of policies/radix_sort.c against qsort: random keys over the whole
  * int64 range and over narrow ones (where byte passes are skipped), many
  * ties (payloads keep their input order), and doubles of both signs
  * including zeros, infinities and subnormals. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sim/pcg32.h"
-#include "sim/radix_sort.h"
+#include "policies/radix_sort.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
 

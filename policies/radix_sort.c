@@ -1,24 +1,15 @@
-#include "sim/radix_sort.h"
+#include "policies/radix_sort.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-/* Sorts unsigned keys (with their payloads) by bytes, least significant
- * first: one pass counts every byte position, then one stable scatter per
+/* One pass counts every byte position; then one stable scatter per
  * position where the keys differ. */
-static int sort_u64(uint64_t *key, uint64_t *payload, size_t n)
+void radix_sort_u64(uint64_t *key, uint64_t *payload, size_t n, uint64_t *tmp_key, uint64_t *tmp_payload)
 {
     if (n < 2)
-        return 0;
-    uint64_t *tmp_key = malloc(n * sizeof *tmp_key);
-    uint64_t *tmp_payload = payload ? malloc(n * sizeof *tmp_payload) : NULL;
-    size_t(*count)[256] = calloc(8, sizeof *count);
-    if (!tmp_key || (payload && !tmp_payload) || !count) {
-        free(tmp_key);
-        free(tmp_payload);
-        free(count);
-        return -1;
-    }
+        return;
+    size_t count[8][256]; /* 16 KB of stack: passes may run in parallel threads */
+    memset(count, 0, sizeof count);
     for (size_t i = 0; i < n; i++)
         for (unsigned b = 0; b < 8; b++)
             count[b][(key[i] >> (8 * b)) & 0xff]++;
@@ -49,38 +40,34 @@ static int sort_u64(uint64_t *key, uint64_t *payload, size_t n)
         if (payload)
             memcpy(payload, from_payload, n * sizeof *payload);
     }
-    free(tmp_key);
-    free(tmp_payload);
-    free(count);
-    return 0;
 }
-
-/* Signed keys in the order of unsigned ones: the sign bit flipped. */
-#define SIGN_BIT ((uint64_t)1 << 63)
 
 int radix_sort_i64(int64_t *key, int64_t *payload, size_t n)
 {
+    if (n < 2)
+        return 0;
+    uint64_t *tmp_key = malloc(n * sizeof *tmp_key);
+    uint64_t *tmp_payload = payload ? malloc(n * sizeof *tmp_payload) : NULL;
+    if (!tmp_key || (payload && !tmp_payload)) {
+        free(tmp_key);
+        free(tmp_payload);
+        return -1;
+    }
     uint64_t *k = (uint64_t *)key; /* int64_t and uint64_t may alias each other */
     for (size_t i = 0; i < n; i++)
-        k[i] ^= SIGN_BIT;
-    int rc = sort_u64(k, (uint64_t *)payload, n);
+        k[i] = radix_key_i64(key[i]);
+    radix_sort_u64(k, (uint64_t *)payload, n, tmp_key, tmp_payload);
     for (size_t i = 0; i < n; i++)
-        k[i] ^= SIGN_BIT;
-    return rc;
+        k[i] ^= RADIX_SIGN_BIT; /* back from radix_key_i64 */
+    free(tmp_key);
+    free(tmp_payload);
+    return 0;
 }
 
-/* A double's bits in the order of its value: a positive one with its sign
- * bit set, a negative one with every bit flipped. */
-static uint64_t double_key(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u & SIGN_BIT ? ~u : u | SIGN_BIT;
-}
-
+/* radix_key_double undone. */
 static double key_double(uint64_t u)
 {
-    u = u & SIGN_BIT ? u & ~SIGN_BIT : ~u;
+    u = u & RADIX_SIGN_BIT ? u & ~RADIX_SIGN_BIT : ~u;
     double x;
     memcpy(&x, &u, sizeof x);
     return x;
@@ -88,15 +75,16 @@ static double key_double(uint64_t u)
 
 int radix_sort_doubles(double *x, size_t n)
 {
-    uint64_t *k = malloc((n ? n : 1) * sizeof *k);
+    if (n < 2)
+        return 0;
+    uint64_t *k = malloc(2 * n * sizeof *k);
     if (!k)
         return -1;
     for (size_t i = 0; i < n; i++)
-        k[i] = double_key(x[i]);
-    int rc = sort_u64(k, NULL, n);
-    if (rc == 0)
-        for (size_t i = 0; i < n; i++)
-            x[i] = key_double(k[i]);
+        k[i] = radix_key_double(x[i]);
+    radix_sort_u64(k, NULL, n, k + n, NULL);
+    for (size_t i = 0; i < n; i++)
+        x[i] = key_double(k[i]);
     free(k);
-    return rc;
+    return 0;
 }
