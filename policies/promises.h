@@ -67,6 +67,8 @@ struct promise_release {
  * entry (twice as many, so that probes stay short). */
 #define PROMISE_BOUNDS 32u
 #define PROMISE_BOUND_TABLE 64u
+/* Sizes whose settled starts are also kept by band of length. */
+#define PROMISE_BAND_SIZES 16u
 
 /* The latest start a held promise of each shape settled at so far: entry
  * k is (slots[k], dur_us[k]) settled at at_us[k]. promises_settled finds a
@@ -76,6 +78,18 @@ struct promise_bounds {
     int64_t slots[PROMISE_BOUNDS], dur_us[PROMISE_BOUNDS], at_us[PROMISE_BOUNDS];
     uint8_t entry[PROMISE_BOUND_TABLE]; /* by a hash of the shape: k + 1, or 0 */
     uint32_t n;
+    /* The shapes the table above had no room for, by size and power-of-two
+     * band of length, for queues whose lengths seldom repeat (the table
+     * fills at their first 32 shapes):
+     * band_up_to[k][i], the latest start settled by a promise of
+     * band_slots[k] slots and length below 2^(i+1), INT64_MIN when none (a
+     * prefix maximum over the bands, as profile_bound keeps). Written only
+     * up to band_top, the highest band settled: those above equal it, so a
+     * settled start rises through the few bands lengths span (lengths of
+     * 10 minutes to a day lie in bands 29-36) and not through all 64. */
+    int64_t band_slots[PROMISE_BAND_SIZES];
+    int64_t band_up_to[PROMISE_BAND_SIZES][64];
+    uint32_t n_band_sizes, band_top;
 };
 
 /* A promise's place in the order a pass places them: by promise, then

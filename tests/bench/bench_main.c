@@ -6,6 +6,9 @@
  *                              nodes x 8 GPUs at offered load LOAD (default
  *                              0.85), its rate following the day by DIURNAL
  *   bench engine EVENTS PENDING  hold model on the engine vs a bare heap loop
+ *   bench decide SPEC REPS     one cold pass over 10,000 queued jobs, REPS times
+ *   bench decide-run SPEC HOURS  every pass of a simulation that keeps
+ *                              ~10,000 jobs queued, timed one by one
  */
 #include <math.h>
 #include <stdio.h>
@@ -439,6 +442,119 @@ static int bench_decide(const char *spec, int reps)
     return 0;
 }
 
+/* Policy decision time per pass inside a real simulation, where each pass
+ * sees what the last one decided carried out: the starts running, a few
+ * jobs ended (most before their estimate, as users overestimate) and a few
+ * arrived. 11,000 jobs are submitted at once on 2,000 nodes x 8 GPUs, so
+ * about 10,000 wait after the first pass; arrivals then keep up with the
+ * ends for `hours` simulated hours, and the queue stays near 10,000. Every
+ * decide() is timed through a copy of the policy's table whose decide
+ * wraps the policy's own (the host checks and applies as in any run). The
+ * first pass (a cold one: nothing kept, the cluster empty) is reported
+ * apart; `bench decide` times a cold pass on a busy cluster. */
+static struct {
+    const struct policy_ops *inner;
+    double *seconds;
+    uint32_t *queued;
+    size_t n, cap;
+} timed;
+
+static int timed_decide(void *state, const struct cluster_view *view, struct policy_decisions *out)
+{
+    double t0 = now_s();
+    int rc = timed.inner->decide(state, view, out);
+    double dt = now_s() - t0;
+    if (timed.n == timed.cap) {
+        size_t cap = timed.cap ? 2 * timed.cap : 4096;
+        double *s = realloc(timed.seconds, cap * sizeof *s);
+        if (s)
+            timed.seconds = s;
+        uint32_t *q = realloc(timed.queued, cap * sizeof *q);
+        if (q)
+            timed.queued = q;
+        if (!s || !q)
+            return 0; /* the pass goes on untimed */
+        timed.cap = cap;
+    }
+    timed.seconds[timed.n] = dt;
+    timed.queued[timed.n++] = view->n_queued - view->n_queue_gaps;
+    return rc;
+}
+
+static int bench_decide_in_run(const char *spec, double hours)
+{
+    enum { NODES = 2000, GPUS = 8, BURST = 11000 };
+    static const int sizes[] = {1, 1, 2, 4, 8, 8, 16, 32, 64};
+    struct pcg32 r;
+    pcg32_stream(&r, 99, RNG_TEST, 6);
+    struct workload w;
+    workload_init(&w);
+    static const char *teams[] = {"a", "b", "c", "d"};
+    for (int k = 0; k < 4; k++)
+        string_table_intern(&w.teams, teams[k]);
+    /* estimates 600 s to a day; a job runs 5-100% of its estimate: on
+     * average ~0.52 d, so 2,000 x 8 GPUs at ~15 GPUs a job end ~0.045 jobs/s */
+    double mean_size = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        mean_size += sizes[k];
+    mean_size /= (double)(sizeof sizes / sizeof *sizes);
+    double rate = (double)NODES * GPUS / mean_size / (43800.0 * 0.525), t = 0;
+    for (size_t i = 0; t < hours * 3600; i++) {
+        if (i >= BURST)
+            t += -log(pcg32_unit_open(&r)) / rate;
+        int64_t est = (600 + (int64_t)pcg32_bounded(&r, 86400)) * 1000000;
+        int64_t run = (int64_t)((double)est * (0.05 + 0.95 * pcg32_unit(&r)));
+        struct job j = {(int64_t)i + 1, llround(t * 1e6), run, est, sizes[pcg32_bounded(&r, 9)],
+                        (int32_t)pcg32_bounded(&r, 40), (int32_t)pcg32_bounded(&r, 4), -1, 0, -1, 0, 0, 0, 0, 0};
+        workload_push(&w, &j);
+    }
+    struct cluster c;
+    struct err err;
+    err_clear(&err);
+    struct policy_host ph;
+    if (cluster_init_homogeneous(&c, NODES, GPUS, &err) != 0 || policy_host_open(&ph, spec, NULL, &err) != 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    static struct policy_ops ops;
+    ops = *ph.pl.ops;
+    timed.inner = ph.pl.ops;
+    ops.decide = timed_decide;
+    ph.pl.ops = &ops;
+    struct sim_options o;
+    sim_options_init(&o);
+    o.until_us = llround(hours * 3600 * 1e6);
+    struct sim_result res;
+    int rc = simulation_run(&w, &c, &ph, &o, &res, &err);
+    ph.pl.ops = timed.inner;
+    if (rc != 0 || timed.n < 2) {
+        fprintf(stderr, "bench: %s\n", rc ? err.msg : "too few passes");
+        return 1;
+    }
+    uint32_t qmin = UINT32_MAX, qmax = 0;
+    double mean = 0;
+    for (size_t k = 1; k < timed.n; k++) {
+        qmin = timed.queued[k] < qmin ? timed.queued[k] : qmin;
+        qmax = timed.queued[k] > qmax ? timed.queued[k] : qmax;
+        mean += timed.seconds[k];
+    }
+    size_t n = timed.n - 1;
+    mean /= (double)n;
+    double first = timed.seconds[0];
+    qsort(timed.seconds + 1, n, sizeof *timed.seconds, cmp_double);
+    printf("decide-run %-35s %zu passes, %u-%u queued: median %7.3f ms, 90th %7.3f, max %7.3f, mean %7.3f; "
+           "first pass (%u queued, cluster empty) %7.3f ms\n",
+           spec, n, qmin, qmax, timed.seconds[1 + n / 2] * 1e3, timed.seconds[1 + n * 9 / 10] * 1e3,
+           timed.seconds[n] * 1e3, mean * 1e3, timed.queued[0], first * 1e3);
+    sim_result_release(&res);
+    policy_host_close(&ph);
+    cluster_release(&c);
+    workload_release(&w);
+    free(timed.seconds);
+    free(timed.queued);
+    return 0;
+}
+
 /* Where a run's time goes, period by period: the clock and the queue at
  * the first pass of each period, and at the last pass. The wall clock:
  * the CPU clock is a system call, 12% of this run when read every pass. */
@@ -520,6 +636,8 @@ int main(int argc, char **argv)
         return bench_forecast_periods(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "decide"))
         return bench_decide(argv[2], atoi(argv[3]));
+    if (argc == 4 && !strcmp(argv[1], "decide-run"))
+        return bench_decide_in_run(argv[2], atof(argv[3]));
     if (argc == 4 && !strcmp(argv[1], "replay"))
         return bench_replay(argv[2], argv[3]);
     if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "synthetic"))
@@ -529,6 +647,6 @@ int main(int argc, char **argv)
         return bench_fleet(atoi(argv[2]));
     if (argc == 4 && !strcmp(argv[1], "engine"))
         return bench_engine((size_t)atol(argv[2]), (size_t)atol(argv[3]));
-    fprintf(stderr, "usage: bench replay TRACE SPEC | forecast-periods SCENARIO | synthetic JOBS SPEC [LOAD [DIURNAL]] | engine STEPS PENDING | decide SPEC REPS | fleet DAYS\n");
+    fprintf(stderr, "usage: bench replay TRACE SPEC | forecast-periods SCENARIO | synthetic JOBS SPEC [LOAD [DIURNAL]] | engine STEPS PENDING | decide SPEC REPS | decide-run SPEC HOURS | fleet DAYS\n");
     return 2;
 }
