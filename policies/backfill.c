@@ -526,9 +526,11 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
 {
     struct promises *pm = pass->promises;
     promises_begin(pm, pass->view);
-    /* the kept profile serves only passes in arrival order that admit
-     * every job (a quota's admission changes within a pass) */
-    int kept = pass->arrival_order && !pass->hooks ? promises_resume(pm, pass->view, pass->profile) : 0;
+    /* the kept profile serves only passes in an order that never changes
+     * between passes and that admit every job (a quota's admission changes
+     * within a pass) */
+    int keeps = pass->fixed_order && !pass->hooks;
+    int kept = keeps ? promises_resume(pm, pass->view, pass->profile, pass->arrival_order ? NULL : pass->order) : 0;
     if (kept < 0)
         return -1;
     int rc = kept ? conservative_resume(pass, &free_now) : conservative_rebuild(pass, &free_now);
@@ -536,7 +538,7 @@ static int run_conservative(struct backfill_pass *pass, int64_t free_now)
         promises_spoil(pm);
         return -1;
     }
-    return promises_end(pm, pass->view, free_now, pass->arrival_order && !pass->hooks);
+    return promises_end(pm, pass->view, free_now, keeps);
 }
 
 int backfill_run(enum backfill_mode mode, struct backfill_pass *pass)

@@ -16,8 +16,9 @@
  *                earliest start no later than its promise (Mu'alem & Feitelson's
  *                compression), then gives newcomers theirs; those due now
  *                start. A promise never moves later while estimates hold.
- *                Under FCFS a pass starts from the profile the last one
- *                left when the view allows it, and searches only the
+ *                Under an order by fixed keys (FCFS, SJF, F1) a pass
+ *                starts from the profile the last one left when the view
+ *                allows it, and searches only the
  *                promises that might move (policies/promises.h): the same
  *                decisions, without rebuilding.
  *  greedy        start every job that fits, in priority order, skipping those
@@ -95,10 +96,12 @@ struct backfill_pass {
     struct reserve_order *placing;
     uint32_t cap_placing;
     /* conservative: the promises and their profile kept from the last
-     * pass, which serve the next only when order is the identity (FCFS:
-     * rank and arrival agree) and no hook holds jobs back */
+     * pass, which serve the next only when the order ranks any two
+     * waiting jobs as every pass before did (fixed_order: keys that do not
+     * change while a job waits, as FCFS's, SJF's and F1's) and no hook
+     * holds jobs back; arrival_order: order is the identity (FCFS) */
     struct promises *promises;
-    int arrival_order;
+    int fixed_order, arrival_order;
     /* optional (NULL: none) */
     const struct backfill_hooks *hooks;
     const uint8_t *skip_running; /* per running index: preempted this pass */

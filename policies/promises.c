@@ -28,6 +28,8 @@ void promises_release(struct promises *pm)
     free(pm->fresh_at);
     free(pm->out_scratch);
     free(pm->started_scratch);
+    free(pm->rank);
+    free(pm->fresh_scratch);
     promises_init(pm);
 }
 
@@ -122,18 +124,32 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
     }
 }
 
-/* By promise, then queue order: the order a pass places promises in. */
-static int rank_before(int64_t at_a, uint32_t a, int64_t at_b, uint32_t b)
+/* By promise, then priority: the order a pass places promises in. */
+static int rank_before(int64_t at_a, uint32_t tie_a, int64_t at_b, uint32_t tie_b)
 {
-    return at_a < at_b || (at_a == at_b && a < b);
+    return at_a < at_b || (at_a == at_b && tie_a < tie_b);
 }
 
 static int rank_goes_first(const struct promise_rank *a, const struct promise_rank *b)
 {
-    return rank_before(a->at_us, a->rec, b->at_us, b->rec);
+    return rank_before(a->at_us, a->tie, b->at_us, b->tie);
 }
 
 MERGE_SORT_DEFINE(sort_ranks, struct promise_rank, rank_goes_first)
+
+/* Promise rec[r]'s priority among promises of one start: its job's rank,
+ * or under FCFS its place in rec (queue order). */
+static uint32_t tie_of(const struct promises *pm, uint32_t r)
+{
+    return pm->ranked ? pm->rank[pm->rec[r].qi] : r;
+}
+
+static int qi_before(const struct promise *a, const struct promise *b)
+{
+    return a->qi < b->qi;
+}
+
+MERGE_SORT_DEFINE(sort_by_queue, struct promise, qi_before)
 
 /* Sorts the promises not yet in order and merges them in. */
 static int merge_out(struct promises *pm)
@@ -143,13 +159,16 @@ static int merge_out(struct promises *pm)
     if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_rec, sizeof *pm->next_order) != 0 ||
         grow((void **)&pm->out_scratch, &pm->cap_out_scratch, pm->n_out, sizeof *pm->out_scratch) != 0)
         return -1;
-    for (uint32_t k = 0; k < pm->n_out; k++)
+    for (uint32_t k = 0; k < pm->n_out; k++) {
         pm->out[k].at_us = pm->rec[pm->out[k].rec].at_us;
+        pm->out[k].tie = tie_of(pm, pm->out[k].rec);
+    }
     sort_ranks(pm->out, pm->n_out, pm->out_scratch);
     uint32_t a = 0, b = 0, k = 0;
     while (a < pm->n_order || b < pm->n_out) {
-        int take_a = b == pm->n_out || (a < pm->n_order && rank_before(pm->rec[pm->order[a]].at_us, pm->order[a],
-                                                                        pm->out[b].at_us, pm->out[b].rec));
+        int take_a = b == pm->n_out || (a < pm->n_order && rank_before(pm->rec[pm->order[a]].at_us,
+                                                                        tie_of(pm, pm->order[a]), pm->out[b].at_us,
+                                                                        pm->out[b].tie));
         pm->next_order[k++] = take_a ? pm->order[a++] : pm->out[b++].rec;
     }
     uint32_t *t = pm->order, cap = pm->cap_order;
@@ -162,12 +181,36 @@ static int merge_out(struct promises *pm)
     return 0;
 }
 
-static int resume(struct promises *pm, const struct cluster_view *v, struct profile *profile)
+/* The newcomers in priority order (they were gathered in queue order). */
+static int rank_newcomers(struct promises *pm)
+{
+    uint32_t n = pm->n_newcomers;
+    if (!pm->ranked || n < 2)
+        return 0;
+    if (grow((void **)&pm->out_scratch, &pm->cap_out_scratch, 2 * n, sizeof *pm->out_scratch) != 0)
+        return -1;
+    struct promise_rank *by_rank = pm->out_scratch + n;
+    for (uint32_t k = 0; k < n; k++)
+        by_rank[k] = (struct promise_rank){pm->rank[pm->newcomers[k]], pm->newcomers[k], 0};
+    sort_ranks(by_rank, n, pm->out_scratch);
+    for (uint32_t k = 0; k < n; k++)
+        pm->newcomers[k] = by_rank[k].rec;
+    return 0;
+}
+
+static int resume(struct promises *pm, const struct cluster_view *v, struct profile *profile, const uint32_t *order)
 {
     if (!pm->valid || v->now_us < pm->now_us || v->total_slots != pm->total_slots || v->n_shared != 0)
         return 0;
     if (grow((void **)&pm->newcomers, &pm->cap_newcomers, v->n_queued, sizeof *pm->newcomers) != 0)
         return -1;
+    pm->ranked = order != NULL;
+    if (order) {
+        if (grow((void **)&pm->rank, &pm->cap_rank, v->n_queued, sizeof *pm->rank) != 0)
+            return -1;
+        for (uint32_t k = 0; k < v->n_queued; k++)
+            pm->rank[order[k]] = k;
+    }
     /* the jobs with a promise are those recorded, in the same (queue)
      * order, and the rest newcomers */
     uint32_t r = 0;
@@ -199,12 +242,13 @@ static int resume(struct promises *pm, const struct cluster_view *v, struct prof
     int rc = give_back_gains(pm, v, profile);
     if (rc != 1)
         return rc;
-    return merge_out(pm) != 0 ? -1 : 1;
+    return merge_out(pm) != 0 || rank_newcomers(pm) != 0 ? -1 : 1;
 }
 
-int promises_resume(struct promises *pm, const struct cluster_view *v, struct profile *profile)
+int promises_resume(struct promises *pm, const struct cluster_view *v, struct profile *profile,
+                    const uint32_t *order)
 {
-    int rc = resume(pm, v, profile);
+    int rc = resume(pm, v, profile, order);
     pm->kept = rc == 1;
     if (rc != 1)
         pm->valid = 0; /* the pass rebuilds, and records every promise afresh */
@@ -370,11 +414,15 @@ static int release_goes_first(const struct promise_release *a, const struct prom
 MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
 
 /* A resumed pass: the held promises that stayed keep their order, those
- * that moved and the new ones (in queue order already: newcomers are
- * placed so) wait in `out`. */
+ * that moved and the new ones wait in `out`. */
 static int record_resumed(struct promises *pm)
 {
     uint32_t n = pm->n_rec + pm->n_fresh;
+    if (pm->ranked && pm->n_fresh > 1) { /* made in priority order: the record wants queue order */
+        if (grow((void **)&pm->fresh_scratch, &pm->cap_fresh_scratch, pm->n_fresh, sizeof *pm->fresh_scratch) != 0)
+            return -1;
+        sort_by_queue(pm->fresh, pm->n_fresh, pm->fresh_scratch);
+    }
     if (pm->n_touched == 0 && (pm->n_fresh == 0 || pm->n_rec == 0 || pm->fresh[0].qi > pm->rec[pm->n_rec - 1].qi)) {
         /* nothing held moved or left, and the new promises come after
          * the held ones in the queue (arrivals): they only join */

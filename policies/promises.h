@@ -93,10 +93,11 @@ struct promise_bounds {
 };
 
 /* A promise's place in the order a pass places them: by promise, then
- * queue order (rec is in queue order, as ranks go under FCFS). */
+ * priority (tie: the job's rank in this pass; under FCFS its place in rec,
+ * which is in queue order, as ranks go). */
 struct promise_rank {
     int64_t at_us;
-    uint32_t rec;
+    uint32_t rec, tie;
 };
 
 struct promises {
@@ -117,9 +118,14 @@ struct promises {
     struct promise_rank *out;
     uint32_t n_order, n_out, cap_order, cap_out;
     /* from promises_resume: the queue indices of the jobs without a
-     * promise, placed after the held ones, in queue order */
+     * promise, placed after the held ones, in priority order */
     uint32_t *newcomers;
     uint32_t n_newcomers, cap_newcomers;
+    /* a pass in another order than arrival's: rank[qi], each queue index's
+     * place in the priority order (promises_resume) */
+    int ranked;
+    uint32_t *rank;
+    uint32_t cap_rank;
     /* where the profile may have more room than the last pass left it:
      * [gain_from, gain_to), empty when gain_from is INT64_MAX; and where
      * the held promises settled so far */
@@ -143,7 +149,8 @@ struct promises {
     uint32_t cap_fresh_at;
     struct promise_rank *out_scratch; /* the sorts' */
     struct promise_release *started_scratch;
-    uint32_t cap_out_scratch, cap_started_scratch;
+    struct promise *fresh_scratch;
+    uint32_t cap_out_scratch, cap_started_scratch, cap_fresh_scratch;
 };
 
 void promises_init(struct promises *pm);
@@ -164,8 +171,13 @@ static inline struct promise_release promises_base(const struct cluster_view *v,
 /* After promises_begin: 1 when the pass may start from the kept profile
  * (then advanced to now and given back what the base gained;
  * pm->rec[pm->order[k]] is the k-th promise to place, pm->newcomers the
- * rest), 0 when it must rebuild, -1 (memory). */
-int promises_resume(struct promises *pm, const struct cluster_view *v, struct profile *profile);
+ * rest), 0 when it must rebuild, -1 (memory). `order` is the pass's
+ * priority order (queue indices, highest first), or NULL for arrival
+ * order; it must rank any two waiting jobs as every earlier pass did (an
+ * ordering by fixed keys: FCFS, SJF, F1), since the promises kept in
+ * order stay in it. */
+int promises_resume(struct promises *pm, const struct cluster_view *v, struct profile *profile,
+                    const uint32_t *order);
 
 /* Whether held promise p might move (it has room somewhere before its
  * promise), and if so the starts it might move to: [*from, *to). */

@@ -437,6 +437,7 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
     q->pass.profile = &q->profile;
     q->pass.promises = &q->promises;
     q->pass.arrival_order = classic(q) && q->ordering == ORDERING_FCFS;
+    q->pass.fixed_order = classic(q) && !ordering_depends_on_time(q->ordering);
     q->pass.index = q->indexed ? &q->index : NULL;
     q->pass.hooks = q->quota || q->preempting ? &q->hooks : NULL;
     q->pass.skip_running = q->preempting ? q->preempt.taken : NULL;

@@ -217,7 +217,7 @@ static int same_decisions(const struct policy_decisions *a, const struct policy_
            memcmp(a->allocs, b->allocs, a->n_allocs * sizeof *a->allocs) == 0;
 }
 
-static void run_sequence(uint64_t seed, uint32_t passes, uint32_t *kept_passes)
+static void run_sequence(const char *spec, uint64_t seed, uint32_t passes, uint32_t *kept_passes)
 {
     static struct model m;
     static struct view_bufs bufs;
@@ -228,7 +228,7 @@ static void run_sequence(uint64_t seed, uint32_t passes, uint32_t *kept_passes)
         m.nodes[i] = (struct policy_node){0, POLICY_NODE_UP, SLOTS, SLOTS, -1, -1, -1, 0, 0, 0};
     char err[256];
     void *kept = NULL;
-    if (!CHECK_INT(queue_policy_ops.create("fcfs+conservative", &kept, err, sizeof err), 0))
+    if (!CHECK_INT(queue_policy_ops.create(spec, &kept, err, sizeof err), 0))
         return;
     struct policy_decisions da = {0}, db = {0};
     da.cap = db.cap = QCAP + RCAP;
@@ -242,12 +242,12 @@ static void run_sequence(uint64_t seed, uint32_t passes, uint32_t *kept_passes)
         struct cluster_view v;
         build_view(&m, &bufs, &v);
         void *fresh = NULL;
-        CHECK_INT(queue_policy_ops.create("fcfs+conservative", &fresh, err, sizeof err), 0);
+        CHECK_INT(queue_policy_ops.create(spec, &fresh, err, sizeof err), 0);
         int ra = queue_policy_ops.decide(kept, &v, &da), rb = queue_policy_ops.decide(fresh, &v, &db);
         queue_policy_ops.destroy(fresh);
         if (!CHECK_INT(ra, 0) || !CHECK_INT(rb, 0) || !CHECK(same_decisions(&da, &db))) {
-            printf("  seed %llu, pass %u at t=%lld: %u decisions kept, %u rebuilt\n", (unsigned long long)seed, p,
-                   (long long)m.now, da.n, db.n);
+            printf("  %s, seed %llu, pass %u at t=%lld: %u decisions kept, %u rebuilt\n", spec,
+                   (unsigned long long)seed, p, (long long)m.now, da.n, db.n);
             break;
         }
         *kept_passes += (uint32_t)queue_policy_last_pass_kept(kept);
@@ -260,19 +260,39 @@ static void run_sequence(uint64_t seed, uint32_t passes, uint32_t *kept_passes)
     free(db.allocs);
 }
 
-static void test_kept_equals_rebuilt(void)
+static void kept_equals_rebuilt(const char *spec, uint64_t seeds)
 {
     uint32_t kept = 0, passes = 0;
-    for (uint64_t seed = 1; seed <= 12; seed++) {
-        run_sequence(seed, 1500, &kept);
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        run_sequence(spec, seed, 1500, &kept);
         passes += 1500;
     }
-    /* most passes must have come from the kept profile */
-    if (!CHECK(kept > passes / 2))
-        printf("  %u of %u passes kept\n", kept, passes);
+    /* most passes must have come from the kept profile: 85% do in each
+     * order (the rest follow a view the record cannot follow: a node down,
+     * a job changed, the queue moved); a record left out of queue order
+     * rebuilds the pass after (76% kept when SJF's new promises were not
+     * put back in queue order) */
+    if (!CHECK(kept > passes / 5 * 4))
+        printf("  %s: %u of %u passes kept\n", spec, kept, passes);
+}
+
+static void test_kept_equals_rebuilt(void)
+{
+    kept_equals_rebuilt("fcfs+conservative", 12);
+}
+
+/* Orders by keys that do not change while a job waits keep their promises
+ * too: ties among equal promises go by the job's rank, and newcomers are
+ * placed in priority order, not in queue order (SJF puts a short newcomer
+ * before a long one that came earlier; F1 weighs size and length). */
+static void test_kept_equals_rebuilt_ranked(void)
+{
+    kept_equals_rebuilt("sjf+conservative", 8);
+    kept_equals_rebuilt("f1+conservative", 8);
 }
 
 void suite_promises(void)
 {
     test_run("promises: a pass from the kept profile decides as a rebuild", test_kept_equals_rebuilt);
+    test_run("promises: so does one in SJF or F1 order", test_kept_equals_rebuilt_ranked);
 }
