@@ -59,6 +59,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->bounds.n = 0;
     pm->bounds.n_band_sizes = 0;
     pm->bounds.band_top = 0;
+    pm->bounds.n_recent = pm->bounds.recent_next = 0;
     memset(pm->bounds.entry, 0, sizeof pm->bounds.entry);
     pm->kept = pm->spoilt = 0;
     pm->gain_from = INT64_MAX;
@@ -292,6 +293,17 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
                          the other bounds say (about half the promises a pass asks about stop here) */
         settled = at > settled ? at : settled;
     }
+    /* the latest settled, newest first, up to the first no larger and no
+     * longer (an earlier one seldom settled later) */
+    for (uint32_t k = 0; k < b->n_recent; k++) {
+        uint32_t i = (b->recent_next + PROMISE_RECENT - 1 - k) % PROMISE_RECENT;
+        if (b->recent_slots[i] <= p->slots && b->recent_dur_us[i] <= p->dur_us) {
+            if (b->recent_at_us[i] >= *to)
+                return 0;
+            settled = b->recent_at_us[i] > settled ? b->recent_at_us[i] : settled;
+            break;
+        }
+    }
     if (settled > *from)
         *from = settled;
     return *from < *to;
@@ -327,6 +339,14 @@ void promises_settled(struct promises *pm, const struct promise *p)
     if (pm->gain_from == INT64_MAX)
         return; /* nothing gained, nothing moves: no search will ask */
     struct promise_bounds *b = &pm->bounds;
+    if (pm->ranked) {
+        uint32_t slot = b->recent_next;
+        b->recent_slots[slot] = p->slots;
+        b->recent_dur_us[slot] = p->dur_us;
+        b->recent_at_us[slot] = p->at_us;
+        b->recent_next = (slot + 1) % PROMISE_RECENT;
+        b->n_recent += b->n_recent < PROMISE_RECENT;
+    }
     uint64_t h = ((uint64_t)p->slots * 0x9e3779b97f4a7c15u) ^ ((uint64_t)p->dur_us * 0xc2b2ae3d27d4eb4fu);
     for (uint32_t j = (uint32_t)(h >> 58);; j = (j + 1) % PROMISE_BOUND_TABLE) {
         uint32_t k = b->entry[j];

@@ -90,7 +90,7 @@ echo "(e2) policy decision time per pass inside a simulation: 11,000 jobs submit
 echo "    GPUs, then arrivals keeping up with the ends for 6 simulated hours, so ~10,000 wait at every pass; each"
 echo "    pass sees the last one's decisions carried out (what a running scheduler's passes see; the cold pass"
 echo "    above is a first one). Issue #12: under 5 ms"
-for p in fcfs+easy sjf+easy fcfs+conservative multifactor+easy fairshare+easy+pack \
+for p in fcfs+easy sjf+easy fcfs+conservative sjf+conservative multifactor+easy fairshare+easy+pack \
          "fcfs+easy+quota(default_gpus=4000)" "fcfs+easy+preempt(team_tier=1:1)" tiresias+spread srtf \
          fcfs+easy+gavel; do
   "$BENCH" decide-run "$p" 6
