@@ -722,18 +722,25 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
             free(keys);
         }
         uint32_t n_look = list ? n_list : n_cand(p, view);
-        uint32_t n_leaves = 0;
+        if (!list && !(list = malloc(((size_t)n_look + 1) * sizeof *list)))
+            return -1;
+        /* one sweep over the candidates: their leaves' sums, and the
+         * candidates that count (free, in a leaf, in the pod), in order, in
+         * list: on a busy fleet a few of 12,500, which the sweeps below read */
+        uint32_t n_leaves = 0, n_free = 0;
         for (uint32_t k = 0; k < n_look; k++) {
-            uint32_t node = list ? list[k] : cand(p, view, k);
+            uint32_t node = k < n_list ? list[k] : cand(p, view, k);
             const struct policy_node *nd = &view->nodes[node];
             int32_t f = free_of(p, view, node);
             if (f <= 0 || nd->leaf < 0 || (uint32_t)nd->leaf >= p->n_nodes ||
                 (level == PLACEMENT_POD && nd->pod != group))
                 continue;
+            list[n_free++] = node; /* n_free <= k: what list still holds is read after */
             if (p->group_free[nd->leaf] == 0)
                 p->groups[n_leaves++] = (uint32_t)nd->leaf;
             p->group_free[nd->leaf] += f;
         }
+        n_look = n_free;
         struct leaf_free *order = malloc(2 * ((size_t)n_leaves + 1) * sizeof *order);
         if (!order) {
             free(list);
@@ -755,22 +762,12 @@ static int spread(struct placement *p, const struct cluster_view *view, enum pla
         }
         for (uint32_t i = 0; i < n_leaves; i++)
             p->group_free[order[i].leaf] = (int64_t)i + 1;
-        for (uint32_t k = 0; k < n_look; k++) {
-            uint32_t node = list ? list[k] : cand(p, view, k);
-            int32_t leaf = view->nodes[node].leaf;
-            if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
-                free_of(p, view, node) > 0)
-                end[p->group_free[leaf]]++;
-        }
+        for (uint32_t k = 0; k < n_look; k++)
+            end[p->group_free[view->nodes[list[k]].leaf]]++;
         for (uint32_t i = 1; i <= n_leaves; i++)
             end[i] += end[i - 1];
-        for (uint32_t k = 0; k < n_look; k++) {
-            uint32_t node = list ? list[k] : cand(p, view, k);
-            int32_t leaf = view->nodes[node].leaf;
-            if (leaf >= 0 && (uint32_t)leaf < p->n_nodes && p->group_free[leaf] > 0 &&
-                free_of(p, view, node) > 0)
-                p->groups[end[p->group_free[leaf] - 1]++] = node;
-        }
+        for (uint32_t k = 0; k < n_look; k++)
+            p->groups[end[p->group_free[view->nodes[list[k]].leaf] - 1]++] = list[k];
         for (uint32_t i = 0; i < n_leaves; i++)
             p->group_free[order[i].leaf] = 0;
         /* end[i] is now where leaf i's run ends, end[i - 1] where it starts */
