@@ -451,7 +451,7 @@ static int conservative_place(struct backfill_pass *pass, uint32_t qi, int64_t *
     int rc = conservative_settle(pass, qi, at, free_now);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    struct promise p = {job->id, at, dur, job->slots, qi, PROMISE_HELD};
+    struct promise p = {job->id, at, dur, job->slots, qi, PROMISE_HELD, job->estimate_us, job->submit_us};
     return promises_new(pass->promises, &p);
 }
 

@@ -192,7 +192,7 @@ static int rank_newcomers(struct promises *pm)
         return -1;
     struct promise_rank *by_rank = pm->out_scratch + n;
     for (uint32_t k = 0; k < n; k++)
-        by_rank[k] = (struct promise_rank){pm->rank[pm->newcomers[k]], pm->newcomers[k], 0};
+        by_rank[k] = (struct promise_rank){pm->rank[pm->newcomers[k]], pm->newcomers[k], 0}; /* rank, then queue index */
     sort_ranks(by_rank, n, pm->out_scratch);
     for (uint32_t k = 0; k < n; k++)
         pm->newcomers[k] = by_rank[k].rec;
@@ -227,7 +227,8 @@ static int resume(struct promises *pm, const struct cluster_view *v, struct prof
         }
         struct promise *p = &pm->rec[r];
         if (r == pm->n_rec || job->id != p->id || job->reserved_us != p->at_us || job->slots != p->slots ||
-            (job->estimate_us > 0 ? job->estimate_us : 1) != p->dur_us)
+            (job->estimate_us > 0 ? job->estimate_us : 1) != p->dur_us ||
+            (order && (job->estimate_us != p->estimate_us || job->submit_us != p->submit_us)))
             return 0;
         if (p->at_us < v->now_us)
             return 0; /* a promise not kept: its job can no longer start then */

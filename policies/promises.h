@@ -52,6 +52,10 @@ struct promise {
     int64_t slots;
     uint32_t qi; /* the job's index in the view (promises_resume sets it) */
     uint32_t fate; /* in the pass: PROMISE_HELD, _MOVED or _GONE */
+    /* what an order by fixed keys reads besides the length (SJF the
+     * request itself, 0 and 1 us apart though both last 1 us; F1 the
+     * submit time too): a job whose key changed may rank elsewhere */
+    int64_t estimate_us, submit_us;
 };
 
 enum { PROMISE_HELD = 0, PROMISE_MOVED = 1, PROMISE_GONE = 2 };
