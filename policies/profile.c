@@ -155,7 +155,7 @@ int profile_reset(struct profile *p, int64_t now, int64_t free_now)
     p->n_blocks = 0;
     p->n_storage = 0;
     p->n_spare = 0;
-    p->n_bounds = 0;
+    length_bounds_clear(&p->bounds);
     p->origin = now;
     if (insert_block(p, 0) != 0)
         return -1;
@@ -266,10 +266,6 @@ static void shift_block(struct profile_block *b, int64_t slots)
     b->most -= slots;
 }
 
-/* Removes step i of block k when it holds what the step before it holds (a
- * reservation that ended where another began, a promise given back), so
- * that a profile kept across passes does not fill with steps that change
- * nothing. The step at the origin stays: queries start there. */
 /* The free slots of the step before step i of block k (the last of the
  * block before when i is 0, pending additions counted): 0 when there is
  * none, else 1 with *before set. */
@@ -287,6 +283,10 @@ static int free_before(const struct profile *p, uint32_t k, uint32_t i, int64_t 
     return 1;
 }
 
+/* Removes step i of block k when it holds what the step before it holds (a
+ * reservation that ended where another began, a promise given back), so
+ * that a profile kept across passes does not fill with steps that change
+ * nothing. The step at the origin stays: queries start there. */
 static int merge_at(struct profile *p, uint32_t k, int i)
 {
     struct profile_block *b = &p->block[k];
@@ -429,15 +429,15 @@ int profile_reserve(struct profile *p, int64_t t, int64_t dur, int64_t slots)
 
 int profile_give_back(struct profile *p, int64_t t, int64_t dur, int64_t slots)
 {
-    /* the profile gains slots: the starts bound[] remembers are no longer
+    /* the profile gains slots: the starts its bounds remember are no longer
      * lower bounds */
-    p->n_bounds = 0;
+    length_bounds_clear(&p->bounds);
     return carve(p, t, dur, -slots, 1);
 }
 
 int profile_move(struct profile *p, int64_t from, int64_t to, int64_t dur, int64_t slots)
 {
-    p->n_bounds = 0;
+    length_bounds_clear(&p->bounds);
     /* A move by less than its length changes hands only at the window's
      * ends: [to, from) is taken, [to + dur, from + dur) given back. The
      * same four steps are checked for a merge, each once its jump is final
@@ -540,42 +540,15 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
 
 /* A profile only loses free slots between resets, so a job can start no
  * earlier than a job of its size or smaller with a shorter duration could
- * before it:
- * bound[] keeps, per size, the latest start found for durations below
- * each power of two, and a search starts at the latest of those below its
- * own band. */
-static struct profile_bound *bound_of(struct profile *p, int64_t slots)
-{
-    for (uint32_t i = 0; i < p->n_bounds; i++)
-        if (p->bound[i].slots == slots)
-            return &p->bound[i];
-    if (p->n_bounds == PROFILE_BOUNDS)
-        return NULL;
-    struct profile_bound *b = &p->bound[p->n_bounds++];
-    b->slots = slots;
-    for (int i = 0; i < 64; i++)
-        b->up_to[i] = INT64_MIN;
-    return b;
-}
-
+ * before it: a search starts at the latest such start noted. */
 int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur)
 {
-    struct profile_bound *b = bound_of(p, slots);
-    int band = 63 - __builtin_clzll((uint64_t)(dur > 0 ? dur : 1)); /* floor(log2(dur)) */
-    int64_t from = p->origin;
-    /* a smaller job too: where it found no room, a larger one finds none */
-    for (uint32_t k = 0; band > 0 && k < p->n_bounds; k++) {
-        const struct profile_bound *c = &p->bound[k];
-        if (c->slots <= slots && c->up_to[band - 1] > from)
-            from = c->up_to[band - 1];
-    }
+    int64_t from = length_bounds_below(&p->bounds, slots, dur);
     if (from == INT64_MAX)
-        return INT64_MAX;
+        return INT64_MAX; /* where a smaller job found no room, a larger one finds none */
+    from = from > p->origin ? from : p->origin;
     int64_t at = earliest_after(p, slots, dur, from - 1, INT64_MAX, INT64_MAX);
-    /* the prefix maximum from this band on: it stops rising where an entry
-     * already holds as late a start (the entries only rise with the band) */
-    for (int i = band; b && i < 64 && b->up_to[i] < at; i++)
-        b->up_to[i] = at;
+    length_bounds_note(&p->bounds, slots, dur, at);
     return at;
 }
 

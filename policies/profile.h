@@ -38,6 +38,8 @@
 
 #include <stdint.h>
 
+#include "policies/length_bounds.h"
+
 /* Steps a block holds at most; a full block splits in two halves.
  * tests/unit/test_profile_tiny_blocks.c builds the profile again with
  * blocks of 4 steps, so that its random cases split and drop blocks at
@@ -54,17 +56,6 @@ struct profile_block {
     uint32_t at;          /* its steps: time[at * PROFILE_BLOCK + i], free[...] */
 };
 
-/* Sizes whose earliest starts a profile remembers between resets. */
-#define PROFILE_BOUNDS 16u
-
-struct profile_bound {
-    int64_t slots;
-    /* up_to[i]: the latest earliest start found for a duration below
-     * 2^(i+1), INT64_MIN when none was asked (a prefix maximum over the
-     * power-of-two bands, so a search reads one entry per size) */
-    int64_t up_to[64];
-};
-
 struct profile {
     struct profile_block *block; /* in time order */
     uint32_t n_blocks, cap_blocks;
@@ -73,9 +64,9 @@ struct profile {
     uint32_t *spare;             /* storage of blocks dropped by profile_advance, for new ones */
     uint32_t n_spare, cap_spare;
     int64_t origin;              /* now: the earliest start a query gives */
-    /* lower bounds on the earliest start, valid until the next reset */
-    struct profile_bound bound[PROFILE_BOUNDS];
-    uint32_t n_bounds;
+    /* lower bounds on the earliest start, valid until the next reset or a
+     * gain (policies/length_bounds.h) */
+    struct length_bounds bounds;
 };
 
 void profile_init(struct profile *p);

@@ -57,8 +57,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->next_total_slots = v->total_slots;
     pm->n_started = pm->n_touched = pm->n_fresh = pm->n_newcomers = 0;
     pm->bounds.n = 0;
-    pm->bounds.n_band_sizes = 0;
-    pm->bounds.band_top = 0;
+    length_bounds_clear(&pm->bounds.bands);
     pm->bounds.n_recent = pm->bounds.recent_next = 0;
     memset(pm->bounds.entry, 0, sizeof pm->bounds.entry);
     pm->kept = pm->spoilt = 0;
@@ -257,12 +256,6 @@ int promises_resume(struct promises *pm, const struct cluster_view *v, struct pr
     return rc;
 }
 
-/* floor(log2(length)), 0 for lengths below 2 us */
-static int length_band(int64_t dur_us)
-{
-    return 63 - __builtin_clzll((uint64_t)(dur_us > 1 ? dur_us : 1));
-}
-
 int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to)
 {
     if (pm->gain_from >= p->at_us)
@@ -274,19 +267,10 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
     if (*from >= *to)
         return 0;
     const struct promise_bounds *b = &pm->bounds;
-    int64_t settled = INT64_MIN;
-    /* the bands, when the shapes overflowed: a settled length below 2^band
-     * is below this one */
-    int band = b->n_band_sizes ? length_band(p->dur_us) : 0;
-    if (band > 0) {
-        uint32_t below = (uint32_t)band - 1 < b->band_top ? (uint32_t)band - 1 : b->band_top;
-        for (uint32_t k = 0; k < b->n_band_sizes; k++) {
-            int64_t at = b->band_slots[k] <= p->slots ? b->band_up_to[k][below] : INT64_MIN;
-            if (at >= *to)
-                return 0;
-            settled = at > settled ? at : settled;
-        }
-    }
+    /* the bands, when the shapes overflowed */
+    int64_t settled = length_bounds_below(&b->bands, p->slots, p->dur_us);
+    if (settled >= *to)
+        return 0;
     for (uint32_t k = 0; k < b->n; k++) {
         int64_t at = b->slots[k] <= p->slots && b->dur_us[k] <= p->dur_us ? b->at_us[k] : INT64_MIN;
         if (at >= *to)
@@ -310,31 +294,6 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
     return *from < *to;
 }
 
-/* Settled promise p in the bands of its size (bounds->band_up_to). */
-static void settle_band(struct promise_bounds *b, const struct promise *p)
-{
-    uint32_t k = 0;
-    while (k < b->n_band_sizes && b->band_slots[k] != p->slots)
-        k++;
-    if (k == b->n_band_sizes) {
-        if (k == PROMISE_BAND_SIZES)
-            return; /* a bound is a help, not a need */
-        b->n_band_sizes++;
-        b->band_slots[k] = p->slots;
-        for (uint32_t i = 0; i <= b->band_top; i++)
-            b->band_up_to[k][i] = INT64_MIN;
-    }
-    uint32_t band = (uint32_t)length_band(p->dur_us);
-    for (; b->band_top < band; b->band_top++) /* the bands above the top hold the top's */
-        for (uint32_t j = 0; j < b->n_band_sizes; j++)
-            b->band_up_to[j][b->band_top + 1] = b->band_up_to[j][b->band_top];
-    /* the prefix maximum from its band on stops rising where an entry
-     * already holds as late a start (entries only rise with the band) */
-    int64_t *up_to = b->band_up_to[k];
-    for (uint32_t i = band; i <= b->band_top && up_to[i] < p->at_us; i++)
-        up_to[i] = p->at_us;
-}
-
 void promises_settled(struct promises *pm, const struct promise *p)
 {
     if (pm->gain_from == INT64_MAX)
@@ -356,7 +315,7 @@ void promises_settled(struct promises *pm, const struct promise *p)
                 /* a bound is a help, not a need: a shape the table has no
                  * room for goes to the bands alone (the searches of a queue
                  * whose lengths repeat read no bands) */
-                settle_band(b, p);
+                length_bounds_note(&b->bands, p->slots, p->dur_us, p->at_us);
                 return;
             }
             k = b->n++;

@@ -41,6 +41,7 @@
 
 #include <stdint.h>
 
+#include "policies/length_bounds.h"
 #include "policies/policy.h"
 #include "policies/profile.h"
 
@@ -71,8 +72,6 @@ struct promise_release {
  * entry (twice as many, so that probes stay short). */
 #define PROMISE_BOUNDS 32u
 #define PROMISE_BOUND_TABLE 64u
-/* Sizes whose settled starts are also kept by band of length. */
-#define PROMISE_BAND_SIZES 16u
 /* The latest settled promises also kept whatever their shape. */
 #define PROMISE_RECENT 32u
 
@@ -84,18 +83,10 @@ struct promise_bounds {
     int64_t slots[PROMISE_BOUNDS], dur_us[PROMISE_BOUNDS], at_us[PROMISE_BOUNDS];
     uint8_t entry[PROMISE_BOUND_TABLE]; /* by a hash of the shape: k + 1, or 0 */
     uint32_t n;
-    /* The shapes the table above had no room for, by size and power-of-two
-     * band of length, for queues whose lengths seldom repeat (the table
-     * fills at their first 32 shapes):
-     * band_up_to[k][i], the latest start settled by a promise of
-     * band_slots[k] slots and length below 2^(i+1), INT64_MIN when none (a
-     * prefix maximum over the bands, as profile_bound keeps). Written only
-     * up to band_top, the highest band settled: those above equal it, so a
-     * settled start rises through the few bands lengths span (lengths of
-     * 10 minutes to a day lie in bands 29-36) and not through all 64. */
-    int64_t band_slots[PROMISE_BAND_SIZES];
-    int64_t band_up_to[PROMISE_BAND_SIZES][64];
-    uint32_t n_band_sizes, band_top;
+    /* The shapes the table above had no room for, by size and band of
+     * length (policies/length_bounds.h), for queues whose lengths seldom
+     * repeat (the table fills at their first 32 shapes). */
+    struct length_bounds bands;
     /* In a pass in another order than arrival's, the last PROMISE_RECENT
      * settled too, whatever their shape: where lengths rise with the
      * promise (SJF) the shapes that bound a promise are those settled just
