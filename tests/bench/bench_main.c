@@ -455,38 +455,46 @@ static int bench_decide(const char *spec, int reps)
  * apart, and so are passes on a full machine unless the policy preempts
  * (the others return at once there: a median of them says nothing);
  * `bench decide` times a cold pass on a busy cluster. */
-static struct {
+struct timed_policy {
     const struct policy_ops *inner;
+    void *inner_state;
     double *seconds;
     uint32_t *queued;
     uint8_t *full; /* no GPU free: a pass that cannot start anything */
     size_t n, cap;
-} timed;
+};
 
 static int timed_decide(void *state, const struct cluster_view *view, struct policy_decisions *out)
 {
+    struct timed_policy *tp = state;
     double t0 = now_s();
-    int rc = timed.inner->decide(state, view, out);
+    int rc = tp->inner->decide(tp->inner_state, view, out);
     double dt = now_s() - t0;
-    if (timed.n == timed.cap) {
-        size_t cap = timed.cap ? 2 * timed.cap : 4096;
-        double *s = realloc(timed.seconds, cap * sizeof *s);
+    if (tp->n == tp->cap) {
+        size_t cap = tp->cap ? 2 * tp->cap : 4096;
+        double *s = realloc(tp->seconds, cap * sizeof *s);
         if (s)
-            timed.seconds = s;
-        uint32_t *q = realloc(timed.queued, cap * sizeof *q);
+            tp->seconds = s;
+        uint32_t *q = realloc(tp->queued, cap * sizeof *q);
         if (q)
-            timed.queued = q;
-        uint8_t *f = realloc(timed.full, cap * sizeof *f);
+            tp->queued = q;
+        uint8_t *f = realloc(tp->full, cap * sizeof *f);
         if (f)
-            timed.full = f;
+            tp->full = f;
         if (!s || !q || !f)
             return rc; /* the pass goes on untimed */
-        timed.cap = cap;
+        tp->cap = cap;
     }
-    timed.seconds[timed.n] = dt;
-    timed.full[timed.n] = view->free_slots <= 0 && view->n_shared == 0;
-    timed.queued[timed.n++] = view->n_queued - view->n_queue_gaps;
+    tp->seconds[tp->n] = dt;
+    tp->full[tp->n] = view->free_slots <= 0 && view->n_shared == 0;
+    tp->queued[tp->n++] = view->n_queued - view->n_queue_gaps;
     return rc;
+}
+
+static void timed_observe(void *state, const struct policy_event *ev)
+{
+    struct timed_policy *tp = state;
+    tp->inner->observe(tp->inner_state, ev);
 }
 
 static int bench_decide_in_run(const char *spec, double hours)
@@ -525,17 +533,21 @@ static int bench_decide_in_run(const char *spec, double hours)
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
-    static struct policy_ops ops;
-    ops = *ph.pl.ops;
-    timed.inner = ph.pl.ops;
+    /* the host calls the copy with the record as the state; the copy calls
+     * the policy with its own */
+    struct timed_policy timed = {ph.pl.ops, ph.pl.state, NULL, NULL, NULL, 0, 0};
+    struct policy_ops ops = *ph.pl.ops;
     ops.decide = timed_decide;
+    ops.observe = ph.pl.ops->observe ? timed_observe : NULL;
     ph.pl.ops = &ops;
+    ph.pl.state = &timed;
     struct sim_options o;
     sim_options_init(&o);
     o.until_us = llround(hours * 3600 * 1e6);
     struct sim_result res;
     int rc = simulation_run(&w, &c, &ph, &o, &res, &err);
     ph.pl.ops = timed.inner;
+    ph.pl.state = timed.inner_state;
     if (rc != 0 || timed.n < 2) {
         fprintf(stderr, "bench: %s\n", rc ? err.msg : "too few passes");
         return 1;
@@ -574,7 +586,6 @@ static int bench_decide_in_run(const char *spec, double hours)
     free(timed.seconds);
     free(timed.queued);
     free(timed.full);
-    memset(&timed, 0, sizeof timed);
     return 0;
 }
 
