@@ -128,6 +128,17 @@ static uint32_t block_of(const struct profile *p, int64_t t)
     return lo - 1;
 }
 
+/* block_of, trying block k first: the block the last search found a
+ * start or a window's end in, which the reservation that follows looks
+ * up again (a tenth of a pass's instructions went to finding them). k is
+ * only a guess, checked here. */
+static uint32_t block_near(const struct profile *p, int64_t t, uint32_t k)
+{
+    if (k < p->n_blocks && p->block[k].first <= t && (k + 1 == p->n_blocks || p->block[k + 1].first > t))
+        return k;
+    return block_of(p, t);
+}
+
 /* In block b, the index of the last step at or before t, or -1. */
 static int step_of(const struct profile *p, const struct profile_block *b, int64_t t)
 {
@@ -198,10 +209,13 @@ int profile_add_release(struct profile *p, int64_t t, int64_t slots)
 
 /* Makes sure a step starts exactly at t (t at or after the first one),
  * splitting the step that holds it; *block and *step say where it is. */
-static int breakpoint(struct profile *p, int64_t t, uint32_t *block, size_t *step)
+static int breakpoint(struct profile *p, int64_t t, uint32_t near, uint32_t *block, size_t *step)
 {
-    uint32_t k = block_of(p, t);
-    int i = step_of(p, &p->block[k], t);
+    uint32_t k = block_near(p, t, near);
+    int i = k == p->found_block && p->found_step < p->block[k].n &&
+                    p->time[base_of(&p->block[k]) + p->found_step] == t
+                ? (int)p->found_step
+                : step_of(p, &p->block[k], t);
     if (p->time[base_of(&p->block[k]) + (size_t)i] != t) {
         if (p->block[k].n == B) {
             if (split_block(p, k) != 0)
@@ -323,7 +337,7 @@ static int merge_at(struct profile *p, uint32_t k, int i)
  * (memory). */
 static int carve_in_block(struct profile *p, int64_t t, int64_t until, int64_t slots)
 {
-    uint32_t k = block_of(p, t);
+    uint32_t k = block_near(p, t, p->found_block);
     struct profile_block *b = &p->block[k];
     if (until <= t || slots == 0 || b->n + 2 > B || (k + 1 < p->n_blocks && p->block[k + 1].first <= until) ||
         t < b->first)
@@ -390,7 +404,7 @@ static int carve(struct profile *p, int64_t t, int64_t dur, int64_t slots, int m
         return done < 0 ? -1 : 0;
     /* the end's breakpoint first: the start's may split the end's block,
      * and the walk below goes from the start */
-    if (breakpoint(p, until, &k, &i) != 0 || breakpoint(p, t, &k, &i) != 0)
+    if (breakpoint(p, until, p->found_end_block, &k, &i) != 0 || breakpoint(p, t, p->found_block, &k, &i) != 0)
         return -1;
     int i_t = (int)(i - base_of(&p->block[k])); /* t's step, where it stays */
     /* the end's step lies in the first block from t's on that reaches
@@ -456,7 +470,7 @@ int profile_advance(struct profile *p, int64_t now)
         return 0;
     uint32_t k;
     size_t i;
-    if (breakpoint(p, now, &k, &i) != 0)
+    if (breakpoint(p, now, 0, &k, &i) != 0)
         return -1;
     if (k > 0 && drop_blocks(p, 0, k) != 0) /* the blocks wholly in the past */
         return -1;
@@ -478,8 +492,12 @@ int profile_advance(struct profile *p, int64_t now)
 static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int64_t after, int64_t limit,
                               int64_t window_limit)
 {
-    uint32_t k = block_of(p, after);
-    struct profile_block *b = &p->block[k];
+    /* in locals: the stores below (a tighter most, the answer's place)
+     * could otherwise be to any of these */
+    const int64_t *tm = p->time, *fr = p->free;
+    struct profile_block *block = p->block;
+    uint32_t n_blocks = p->n_blocks, k = block_of(p, after);
+    struct profile_block *b = &block[k];
     size_t i = base_of(b) + (size_t)(step_of(p, b, after) + 1);
     for (;;) {
         /* the next candidate: a step with room */
@@ -488,23 +506,25 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
             if (i < end && b->most >= slots) {
                 int64_t need = slots - b->add;
                 int whole = i == base_of(b);
-                while (i < end && p->free[i] < need)
+                while (i < end && fr[i] < need)
                     i++;
                 if (i < end)
                     break;
                 if (whole)
                     b->most = slots - 1; /* every step has less: a tighter bound */
             }
-            if (++k == p->n_blocks)
+            if (++k == n_blocks)
                 return INT64_MAX;
-            b = &p->block[k];
+            b = &block[k];
             if (b->first >= limit)
                 return INT64_MAX;
             i = base_of(b);
         }
-        int64_t t = p->time[i];
+        int64_t t = tm[i];
         if (t >= limit)
             return INT64_MAX;
+        p->found_block = k;
+        p->found_step = (uint32_t)(i - base_of(b));
         int64_t until = dur < window_limit - t ? t + dur : window_limit;
         /* its window: [t, until) */
         i++;
@@ -515,26 +535,31 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
             } else {
                 int64_t need = slots - b->add;
                 if (b->last < until) { /* the whole block lies in the window */
-                    while (i < end && p->free[i] >= need)
+                    while (i < end && fr[i] >= need)
                         i++;
                 } else {
-                    while (i < end && p->time[i] < until && p->free[i] >= need)
+                    while (i < end && tm[i] < until && fr[i] >= need)
                         i++;
                 }
                 if (i < end) {
-                    if (p->time[i] >= until)
-                        return t;
+                    if (tm[i] >= until)
+                        break;
                     i++; /* too short: the next candidate comes after it */
-                    break;
+                    goto next_candidate;
                 }
             }
-            if (k + 1 == p->n_blocks)
-                return t; /* the last step lasts for ever, with room */
-            if (p->block[k + 1].first >= until)
-                return t;
-            b = &p->block[++k];
+            if (k + 1 == n_blocks || block[k + 1].first >= until) {
+                /* (the last step lasts for ever, with room); until's
+                 * block is the next when that starts at until */
+                k += k + 1 < n_blocks && block[k + 1].first == until;
+                break;
+            }
+            b = &block[++k];
             i = base_of(b);
         }
+        p->found_end_block = k;
+        return t;
+    next_candidate:;
     }
 }
 

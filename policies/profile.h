@@ -67,6 +67,9 @@ struct profile {
     /* lower bounds on the earliest start, valid until the next reset or a
      * gain (policies/length_bounds.h) */
     struct length_bounds bounds;
+    /* where the last search's answer lay: its block and step there, and
+     * the block its window ended in; guesses, checked where used */
+    uint32_t found_block, found_step, found_end_block;
 };
 
 void profile_init(struct profile *p);
