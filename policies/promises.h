@@ -119,6 +119,7 @@ struct promises {
      * out[0..n_out) the others, merged in by promises_resume */
     struct promise *rec;
     uint32_t n_rec, cap_rec;
+    uint32_t n_gone; /* tombstones in rec: PROMISE_GONE, stepped over */
     uint32_t *order;
     struct promise_rank *out;
     uint32_t n_order, n_out, cap_order, cap_out;
@@ -150,6 +151,8 @@ struct promises {
     uint32_t cap_next_rec;
     uint32_t *remap, *next_order;
     uint32_t cap_remap, cap_next_order;
+    uint8_t *leaving; /* per rec, 1 while the order drops it, else 0 */
+    uint32_t cap_leaving;
     int32_t *fresh_at; /* per queue index, a rebuild's: into fresh, or -1 */
     uint32_t cap_fresh_at;
     struct promise_rank *out_scratch; /* the sorts' */
@@ -205,5 +208,10 @@ void promises_spoil(struct promises *pm);
  * starts took theirs; valid 0 when the next pass must rebuild whatever
  * it sees. Returns 0 or -1 (memory; the record is then spoilt). */
 int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid);
+
+/* 1 when a valid record is whole, for tests: its promises in queue order
+ * (rising queue index, tombstones apart), n_gone the tombstones and none
+ * last, the order and `out` naming every promise held once. */
+int promises_record_whole(const struct promises *pm);
 
 #endif

@@ -473,6 +473,11 @@ int queue_policy_last_pass_kept(const void *state)
     return ((const struct queue_policy *)state)->promises.kept;
 }
 
+int queue_policy_record_whole(const void *state)
+{
+    return promises_record_whole(&((const struct queue_policy *)state)->promises);
+}
+
 const struct policy_ops queue_policy_ops = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "queue",

@@ -268,6 +268,10 @@ static void run_sequence(const char *spec, uint64_t seed, uint32_t passes, uint3
             break;
         }
         *kept_passes += (uint32_t)queue_policy_last_pass_kept(kept);
+        if (!CHECK(queue_policy_record_whole(kept))) {
+            printf("  %s, seed %llu, pass %u: the record is not whole\n", spec, (unsigned long long)seed, p);
+            break;
+        }
         apply(&m, &v, &da);
     }
     queue_policy_ops.destroy(kept);
