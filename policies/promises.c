@@ -152,6 +152,17 @@ static int qi_before(const struct promise *a, const struct promise *b)
 
 MERGE_SORT_DEFINE(sort_by_queue, struct promise, qi_before)
 
+/* next_order[0..n) becomes the order; the old order's buffer serves next. */
+static void take_next_order(struct promises *pm, uint32_t n)
+{
+    uint32_t *t = pm->order, cap = pm->cap_order;
+    pm->order = pm->next_order;
+    pm->cap_order = pm->cap_next_order;
+    pm->next_order = t;
+    pm->cap_next_order = cap;
+    pm->n_order = n;
+}
+
 /* Sorts the promises not yet in order and merges them in. */
 static int merge_out(struct promises *pm)
 {
@@ -172,12 +183,7 @@ static int merge_out(struct promises *pm)
                                                                         pm->out[b].tie));
         pm->next_order[k++] = take_a ? pm->order[a++] : pm->out[b++].rec;
     }
-    uint32_t *t = pm->order, cap = pm->cap_order;
-    pm->order = pm->next_order;
-    pm->cap_order = pm->cap_next_order;
-    pm->next_order = t;
-    pm->cap_next_order = cap;
-    pm->n_order = k;
+    take_next_order(pm, k);
     pm->n_out = 0;
     return 0;
 }
@@ -462,12 +468,7 @@ static int record_in_place(struct promises *pm)
         pm->n_rec--; /* no tombstone last: arrivals join after the last held one */
         pm->n_gone--;
     }
-    uint32_t *o = pm->order, cap = pm->cap_order;
-    pm->order = pm->next_order;
-    pm->cap_order = pm->cap_next_order;
-    pm->next_order = o;
-    pm->cap_next_order = cap;
-    pm->n_order = m;
+    take_next_order(pm, m);
     pm->n_out = n_out;
     return 0;
 }
@@ -546,15 +547,9 @@ static int record_resumed(struct promises *pm)
     pm->cap_rec = pm->cap_next_rec;
     pm->next_rec = t;
     pm->cap_next_rec = cap;
-    uint32_t *o = pm->order;
-    cap = pm->cap_order;
-    pm->order = pm->next_order;
-    pm->cap_order = pm->cap_next_order;
-    pm->next_order = o;
-    pm->cap_next_order = cap;
+    take_next_order(pm, m);
     pm->n_rec = k;
     pm->n_gone = 0;
-    pm->n_order = m;
     pm->n_out = n_out;
     return 0;
 }
