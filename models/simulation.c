@@ -1171,6 +1171,7 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
     if (!res->jobs)
         return err_set(err, NULL, 0, 0, "out of memory for %zu job results", w->n);
     res->n = w->n;
+    buffers_prefer_huge_pages(res->jobs, w->n * sizeof *res->jobs);
     for (size_t i = 0; i < w->n; i++)
         res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, 0, SPAN_NVLINK};
 

@@ -1,7 +1,10 @@
 #include "models/workload.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim/buffers.h"
 
 void workload_init(struct workload *w)
 {
@@ -38,11 +41,24 @@ struct job *workload_push(struct workload *w, const struct job *j)
         struct job *jobs = realloc(w->jobs, cap * sizeof *jobs);
         if (!jobs)
             return NULL;
+        buffers_prefer_huge_pages(jobs, cap * sizeof *jobs);
         w->jobs = jobs;
         w->cap = cap;
     }
     w->jobs[w->n] = *j;
     return &w->jobs[w->n++];
+}
+
+void workload_reserve(struct workload *w, size_t n)
+{
+    if (n <= w->cap || n > SIZE_MAX / sizeof *w->jobs)
+        return;
+    struct job *jobs = realloc(w->jobs, n * sizeof *jobs);
+    if (!jobs)
+        return;
+    buffers_prefer_huge_pages(jobs + w->n, (n - w->n) * sizeof *jobs);
+    w->jobs = jobs;
+    w->cap = n;
 }
 
 static int job_submit_cmp(const void *pa, const void *pb)

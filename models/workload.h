@@ -77,6 +77,11 @@ void workload_init(struct workload *w);
 void workload_release(struct workload *w);
 /* Appends a copy of *j; returns a pointer to the stored job or NULL (no memory). */
 struct job *workload_push(struct workload *w, const struct job *j);
+/* Room for n jobs in all, made at once where a reader knows how many it
+ * may push (its lines): growing by doubling copies the array at each step,
+ * which for a trace of 200,000 jobs was half the page faults of a replay.
+ * A hint: when memory is short the pushes grow the array as before. */
+void workload_reserve(struct workload *w, size_t n);
 /* Sorts jobs by (submit_us, id): the order arrivals happen in. Stable. */
 void workload_sort_by_submit(struct workload *w);
 /* Largest slots request, 0 for an empty workload. */

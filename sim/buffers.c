@@ -1,7 +1,9 @@
+#define _DEFAULT_SOURCE /* madvise */
 #include "sim/buffers.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int buffers_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -32,4 +34,17 @@ int buffers_write_all(int fd, const void *p, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+void buffers_prefer_huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    enum { HUGE = 2u << 20 };
+    uintptr_t from = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1), to = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE - 1);
+    if (to > from)
+        (void)madvise((void *)from, to - from, MADV_HUGEPAGE); /* advice: refused, nothing changes */
+#else
+    (void)p;
+    (void)n;
+#endif
 }

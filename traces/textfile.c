@@ -14,6 +14,7 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include "sim/buffers.h"
 #include "sim/input_file.h"
 
 enum { TEXTFILE_CHUNK = 1 << 20, TEXTFILE_GZBUF = 1 << 17 };
@@ -154,6 +155,8 @@ static char *textfile_inflate_whole(const unsigned char *in, size_t in_len, uint
     if (isize > max || isize >= SIZE_MAX)
         return NULL;
     char *out = malloc((size_t)isize + 1);
+    if (out)
+        buffers_prefer_huge_pages(out, (size_t)isize + 1);
     struct libdeflate_decompressor *d = out ? libdeflate_alloc_decompressor() : NULL;
     size_t used = 0, got = 0;
     enum libdeflate_result rc = LIBDEFLATE_BAD_DATA;
@@ -261,6 +264,19 @@ void textfile_lines_init_piece(struct textfile_lines *it, const char *data, size
     it->len = end;
     it->pos = start;
     it->line = 0;
+}
+
+size_t textfile_lines_left(const struct textfile_lines *it)
+{
+    size_t n = 0, at = it->pos;
+    while (at < it->len) {
+        const char *nl = memchr(it->data + at, '\n', it->len - at);
+        n++;
+        if (!nl)
+            break;
+        at = (size_t)(nl - it->data) + 1;
+    }
+    return n;
 }
 
 void textfile_lines_cut(const struct textfile_lines *it, size_t parts, size_t *ends)

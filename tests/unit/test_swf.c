@@ -789,6 +789,38 @@ static int swf_chunks_agree(const char *text, size_t len)
     return ok;
 }
 
+/* A read sizes its job array once, by the lines it reads (growing it by
+ * doubling copied it at every step: half a replay's page faults on HPC2N),
+ * serially and in chunks; the line count it uses, on the shapes a buffer
+ * ends in. */
+static void test_swf_sizes_array_once(void)
+{
+    static const struct {
+        const char *text;
+        size_t lines;
+    } shapes[] = {{"", 0}, {"a", 1}, {"a\n", 1}, {"a\nb", 2}, {"\n\n", 2}, {"a\n\nb\n", 3}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        struct textfile_lines it;
+        textfile_lines_init_piece(&it, shapes[k].text, 0, strlen(shapes[k].text));
+        if (!CHECK_INT(textfile_lines_left(&it), shapes[k].lines))
+            printf("  lines of \"%s\"\n", shapes[k].text);
+    }
+    char text[8192];
+    size_t o = (size_t)snprintf(text, sizeof text, "; MaxProcs: 64\n;\n");
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%d %d 0 10 4" TAIL13 "\n", i + 1, i * 5);
+    for (int chunks = 1; chunks <= 4; chunks++) {
+        struct reader_case c;
+        reader_case_begin(&c);
+        c.rc = swf_read_buffer_chunks("t.swf", text, o, SWF_REPLAY, chunks, &c.w, &c.d, &c.e);
+        CHECK_INT(c.rc, 0);
+        CHECK_INT(c.w.n, 100);
+        if (!CHECK_INT(c.w.cap, 102)) /* 100 jobs and 2 comments: the lines, not a power of two */
+            printf("  %d chunks\n", chunks);
+        reader_case_release(&c);
+    }
+}
+
 /* One out-of-order submit, at every line in turn: with 2 to 8 chunks it
  * falls on each side of the cuts and right at them. */
 static void test_swf_chunks_order_at_cut(void)
@@ -977,6 +1009,7 @@ void suite_swf(void)
     test_run("swf bad header value", test_swf_bad_header_value);
     test_run("swf absolute times", test_swf_absolute_times);
     test_run("swf unsorted", test_swf_unsorted);
+    test_run("swf sizes its job array once", test_swf_sizes_array_once);
     test_run("swf chunks: order at the cut", test_swf_chunks_order_at_cut);
     test_run("swf chunks: random logs", test_swf_chunks_random_logs);
     test_run("swf chunks: follow the affinity mask", test_swf_chunks_follow_affinity);
