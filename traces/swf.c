@@ -836,7 +836,7 @@ struct swf_chunk {
 static void *swf_chunk_run(void *arg)
 {
     struct swf_chunk *c = arg;
-    workload_reserve(&c->w, textfile_lines_left(&c->it));
+    workload_reserve(&c->w, textfile_records_bound(&c->it));
     swf_read_lines(&c->r, &c->it);
     return NULL;
 }
@@ -972,7 +972,7 @@ static int swf_read_serial(const char *name, const char *data, size_t len, enum 
     swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
-    workload_reserve(w, w->n + textfile_lines_left(&it));
+    workload_reserve(w, w->n + textfile_records_bound(&it));
     swf_read_lines(&r, &it);
     return swf_finish(&r);
 }
@@ -1014,7 +1014,7 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
         swf_chunk_start(&c[i - 1], name, conv, data, ends[i - 1], ends[i], &stop);
     /* the first piece here, then each later one joined in file order, or
      * read here when its thread could not read it to the end */
-    workload_reserve(w, w->n + textfile_lines_left(&it)); /* the chunks' jobs join these */
+    workload_reserve(w, w->n + textfile_records_bound(&it)); /* the chunks' jobs join these */
     it.len = ends[0];
     swf_read_lines(&r, &it);
     size_t i = 1;

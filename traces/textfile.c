@@ -279,6 +279,12 @@ size_t textfile_lines_left(const struct textfile_lines *it)
     return n;
 }
 
+size_t textfile_records_bound(const struct textfile_lines *it)
+{
+    size_t lines = textfile_lines_left(it), most = (it->len - it->pos) / TEXTFILE_RECORD_MIN + 1;
+    return lines < most ? lines : most;
+}
+
 void textfile_lines_cut(const struct textfile_lines *it, size_t parts, size_t *ends)
 {
     size_t at = it->pos;

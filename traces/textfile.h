@@ -70,9 +70,14 @@ int textfile_lines_next(struct textfile_lines *it, const char **line, size_t *li
  * a cursor over [start, end) of data, start a line's, its lines counted from
  * 1 and no byte-order mark skipped (that belongs to the file's start). */
 void textfile_lines_cut(const struct textfile_lines *it, size_t parts, size_t *ends);
-/* The lines left to the cursor, up to its len: at most as many records as
- * a reader will push, so that it can size its array once. */
+/* The lines left to the cursor, up to its len. */
 size_t textfile_lines_left(const struct textfile_lines *it);
+/* How many records a reader of one record a line at most may push from
+ * the cursor on, to size its array once: the lines left, but no more than
+ * one per TEXTFILE_RECORD_MIN bytes (every format's record is longer), so
+ * that a flood of empty lines sizes nothing past a few times the text. */
+#define TEXTFILE_RECORD_MIN 16
+size_t textfile_records_bound(const struct textfile_lines *it);
 void textfile_lines_init_piece(struct textfile_lines *it, const char *data, size_t start,
                                size_t end);
 

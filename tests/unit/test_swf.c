@@ -805,6 +805,13 @@ static void test_swf_sizes_array_once(void)
         if (!CHECK_INT(textfile_lines_left(&it), shapes[k].lines))
             printf("  lines of \"%s\"\n", shapes[k].text);
     }
+    /* a flood of empty lines: one record per 16 bytes at most */
+    char empty[1000];
+    memset(empty, '\n', sizeof empty);
+    struct textfile_lines it;
+    textfile_lines_init_piece(&it, empty, 0, sizeof empty);
+    CHECK_INT(textfile_lines_left(&it), 1000);
+    CHECK_INT(textfile_records_bound(&it), 1000 / TEXTFILE_RECORD_MIN + 1);
     char text[8192];
     size_t o = (size_t)snprintf(text, sizeof text, "; MaxProcs: 64\n;\n");
     for (int i = 0; i < 100; i++)
