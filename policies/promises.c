@@ -237,9 +237,11 @@ static int resume(struct promises *pm, const struct cluster_view *v, struct prof
             continue;
         }
         while (r < n_rec && rec[r].fate == PROMISE_GONE)
-            r++; /* a tombstone (record_resumed) */
+            r++; /* a tombstone (record_in_place) */
+        if (r == n_rec)
+            return 0;
         struct promise *p = &rec[r];
-        if (r == n_rec || job->id != p->id || job->reserved_us != p->at_us || job->slots != p->slots ||
+        if (job->id != p->id || job->reserved_us != p->at_us || job->slots != p->slots ||
             (job->estimate_us > 0 ? job->estimate_us : 1) != p->dur_us ||
             (order && (job->estimate_us != p->estimate_us || job->submit_us != p->submit_us)))
             return 0;
@@ -399,6 +401,10 @@ int promises_new(struct promises *pm, const struct promise *p)
 void promises_spoil(struct promises *pm)
 {
     pm->spoilt = 1;
+    /* at once, not only at promises_end: a pass that fails stops before
+     * it, and must leave no record that looks whole (its profile may be
+     * half carved, its fates half set) for the next pass to resume from */
+    pm->valid = 0;
 }
 
 static int release_goes_first(const struct promise_release *a, const struct promise_release *b)
@@ -417,11 +423,12 @@ MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
  * held ones in the queue and few held ones left: the record is changed
  * where it stands, not copied (the copy, 56 bytes a promise each pass,
  * was most of what the record cost behind METACENTRUM's queue of up to
- * 88,658). A promise gone stays as a tombstone
- * that resume() steps over, until record_resumed copies the record again
- * once they are half of it; a moved one waits in out at its place. The
- * order drops the touched ones, found by a mark of a byte each (the order
- * visits rec out of sequence). Returns 0 or -1 (memory). */
+ * 88,658). A promise gone stays as a tombstone that resume() steps over,
+ * until record_resumed copies the record again once they are half of it;
+ * a moved one waits in out at its place. The order drops the touched
+ * ones, found by a mark of a byte each (the order visits rec out of
+ * sequence). Every failure returns before the first change. Returns 0 or
+ * -1 (memory). */
 static int record_in_place(struct promises *pm)
 {
     uint32_t n = pm->n_rec + pm->n_fresh;
@@ -628,6 +635,9 @@ int promises_record_whole(const struct promises *pm)
     if (gone != pm->n_gone || (pm->n_rec > 0 && pm->rec[pm->n_rec - 1].fate == PROMISE_GONE) ||
         pm->n_order + pm->n_out != live)
         return 0;
+    for (uint32_t r = 0; r < pm->cap_leaving; r++)
+        if (pm->leaving[r])
+            return 0; /* record_in_place's marks are all taken back */
     uint8_t *seen = calloc(pm->n_rec ? pm->n_rec : 1, 1);
     if (!seen)
         return 0;

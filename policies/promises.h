@@ -114,12 +114,13 @@ struct promises {
     struct promise_release *rel;
     uint32_t n_rel, cap_rel;
     /* the promises carved, in queue order (which no start or arrival
-     * changes); order[0..n_order) of them already in the order a pass
-     * places them (by promise, then queue order, as the rebuild sorts),
-     * out[0..n_out) the others, merged in by promises_resume */
+     * changes), with tombstones (PROMISE_GONE, n_gone of them, never
+     * last) where promises left; order[0..n_order) of them already in
+     * the order a pass places them (by promise, then queue order, as the
+     * rebuild sorts), out[0..n_out) the others, merged in by
+     * promises_resume */
     struct promise *rec;
-    uint32_t n_rec, cap_rec;
-    uint32_t n_gone; /* tombstones in rec: PROMISE_GONE, stepped over */
+    uint32_t n_rec, cap_rec, n_gone;
     uint32_t *order;
     struct promise_rank *out;
     uint32_t n_order, n_out, cap_order, cap_out;

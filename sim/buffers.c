@@ -1,4 +1,5 @@
-#define _DEFAULT_SOURCE /* madvise */
+/* _DEFAULT_SOURCE: madvise and MADV_HUGEPAGE under -std=c11. */
+#define _DEFAULT_SOURCE 1
 #include "sim/buffers.h"
 
 #include <errno.h>
@@ -39,8 +40,11 @@ int buffers_write_all(int fd, const void *p, size_t n)
 void buffers_prefer_huge_pages(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
-    enum { HUGE = 2u << 20 };
-    uintptr_t from = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1), to = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE - 1);
+    /* x86-64's huge page (and arm64's with 4 KiB pages); where huge pages
+     * are larger the advice covers none of them and changes nothing */
+    enum { HUGE_PAGE_BYTES = 2u << 20 };
+    uintptr_t from = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1),
+              to = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
     if (to > from)
         (void)madvise((void *)from, to - from, MADV_HUGEPAGE); /* advice: refused, nothing changes */
 #else

@@ -1,6 +1,7 @@
-/* buffers: two small chores every module otherwise writes again: growing a
- * dynamic array geometrically, and writing a whole buffer to a descriptor
- * through short writes and signals.
+/* buffers: small chores every module otherwise writes again: growing a
+ * dynamic array geometrically, asking for huge pages under a large one,
+ * and writing a whole buffer to a descriptor through short writes and
+ * signals.
  */
 #ifndef FLEETSIM_SIM_BUFFERS_H
 #define FLEETSIM_SIM_BUFFERS_H

@@ -312,8 +312,30 @@ static void test_kept_equals_rebuilt_ranked(void)
     kept_equals_rebuilt("f1+conservative", 8);
 }
 
+/* A pass that fails spoils the record before it reaches promises_end (the
+ * agent runs the next pass on the same instance): the next pass must
+ * rebuild, not resume from a profile and fates the failure left half
+ * changed. */
+static void test_spoilt_record_rebuilds(void)
+{
+    struct promises pm;
+    promises_init(&pm);
+    struct cluster_view v;
+    memset(&v, 0, sizeof v);
+    promises_begin(&pm, &v);
+    pm.valid = 1; /* as the last pass's promises_end left it */
+    promises_spoil(&pm);
+    struct profile pr;
+    profile_init(&pr);
+    CHECK_INT(pm.valid, 0);
+    CHECK_INT(promises_resume(&pm, &v, &pr, NULL), 0);
+    profile_release(&pr);
+    promises_release(&pm);
+}
+
 void suite_promises(void)
 {
     test_run("promises: a pass from the kept profile decides as a rebuild", test_kept_equals_rebuilt);
     test_run("promises: so does one in SJF or F1 order", test_kept_equals_rebuilt_ranked);
+    test_run("promises: a spoilt record is rebuilt", test_spoilt_record_rebuilds);
 }
