@@ -478,9 +478,15 @@ write_config rec "policy = fcfs+easy"
 start_agent rec || { finish agent; exit 1; }
 L1=$(ag rec submit --time 20s -- sleep 6) # outlives the restart even on a loaded machine
 L2=$(ag rec submit --time 1s -- sleep 30)
-L3=$(ag rec submit --time 30s -- sleep 3)
-L4=$(ag rec submit --time 30s --requeue -- sleep 3)
+# L3 and L4 must still run when their supervisors are killed: with 'sleep 3'
+# an ASan build on a busy machine once took longer than that between the
+# start and the kill, and L3 completed. L4's first attempt marks that it
+# ran; the attempt after the requeue then ends at once.
+L3=$(ag rec submit --time 60s -- sleep 20)
+L4=$(ag rec submit --time 60s --requeue -- sh -c "test -e '$TMP/rec.L4-ran' && exit 0; touch '$TMP/rec.L4-ran'; sleep 20")
 for id in "$L1" "$L2" "$L3" "$L4"; do wait_state rec "$id" running 5 || fail "job $id did not start"; done
+_w=0
+while [ ! -e "$TMP/rec.L4-ran" ] && [ $_w -lt 50 ]; do sleep 0.1; _w=$((_w + 1)); done
 p3=$(job_field rec "$L3" supervisor_pid); p4=$(job_field rec "$L4" supervisor_pid)
 echo "$p3 $p4" >"$TMP/rec.supervisors"
 kill9_agent rec
