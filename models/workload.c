@@ -34,31 +34,33 @@ void workload_release(struct workload *w)
     memset(w, 0, sizeof *w);
 }
 
+/* Room for n jobs (n above the capacity); the part not yet filled asks
+ * for huge pages. Returns 0 or -1 (memory, the array as it was). */
+static int workload_grow_to(struct workload *w, size_t n)
+{
+    if (n > SIZE_MAX / sizeof *w->jobs)
+        return -1;
+    struct job *jobs = realloc(w->jobs, n * sizeof *jobs);
+    if (!jobs)
+        return -1;
+    buffers_prefer_huge_pages(jobs + w->n, (n - w->n) * sizeof *jobs);
+    w->jobs = jobs;
+    w->cap = n;
+    return 0;
+}
+
 struct job *workload_push(struct workload *w, const struct job *j)
 {
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 1024;
-        struct job *jobs = realloc(w->jobs, cap * sizeof *jobs);
-        if (!jobs)
-            return NULL;
-        buffers_prefer_huge_pages(jobs, cap * sizeof *jobs);
-        w->jobs = jobs;
-        w->cap = cap;
-    }
+    if (w->n == w->cap && workload_grow_to(w, w->cap ? w->cap * 2 : 1024) != 0)
+        return NULL;
     w->jobs[w->n] = *j;
     return &w->jobs[w->n++];
 }
 
 void workload_reserve(struct workload *w, size_t n)
 {
-    if (n <= w->cap || n > SIZE_MAX / sizeof *w->jobs)
-        return;
-    struct job *jobs = realloc(w->jobs, n * sizeof *jobs);
-    if (!jobs)
-        return;
-    buffers_prefer_huge_pages(jobs + w->n, (n - w->n) * sizeof *jobs);
-    w->jobs = jobs;
-    w->cap = n;
+    if (n > w->cap)
+        (void)workload_grow_to(w, n); /* a hint: without it the pushes grow the array */
 }
 
 static int job_submit_cmp(const void *pa, const void *pb)

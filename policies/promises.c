@@ -419,22 +419,12 @@ MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
 /* remap's mark for a held promise that leaves the order (moved or gone) */
 #define NOT_KEPT UINT32_MAX
 
-/* record_resumed's common case, where the new promises come after the
- * held ones in the queue and few held ones left: the record is changed
- * where it stands, not copied (the copy, 56 bytes a promise each pass,
- * was most of what the record cost behind METACENTRUM's queue of up to
- * 88,658). A promise gone stays as a tombstone that resume() steps over,
- * until record_resumed copies the record again once they are half of it;
- * a moved one waits in out at its place. The order drops the touched
- * ones, found by a mark of a byte each (the order visits rec out of
- * sequence). Every failure returns before the first change. Returns 0 or
- * -1 (memory). */
-static int record_in_place(struct promises *pm)
+/* record_in_place's part for the held promises the pass touched: the
+ * order drops them, a gone one stays as a tombstone, a moved one goes to
+ * out (from *n_out on). Returns 0 or -1 (memory, before any change). */
+static int drop_touched(struct promises *pm, uint32_t *n_out)
 {
-    uint32_t n = pm->n_rec + pm->n_fresh;
-    if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
-        grow((void **)&pm->out, &pm->cap_out, pm->n_touched + pm->n_fresh, sizeof *pm->out) != 0 ||
-        grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_order, sizeof *pm->next_order) != 0)
+    if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_order, sizeof *pm->next_order) != 0)
         return -1;
     if (pm->cap_leaving < pm->n_rec) { /* all zero but while this runs */
         uint8_t *leaving = calloc(pm->cap_rec, 1);
@@ -456,7 +446,6 @@ static int record_in_place(struct promises *pm)
         next_order[m] = order[i];
         m += !leaving[order[i]];
     }
-    uint32_t n_out = 0;
     for (uint32_t i = 0; i < n_touched; i++) {
         uint32_t r = touched[i];
         leaving[r] = 0;
@@ -465,8 +454,31 @@ static int record_in_place(struct promises *pm)
             continue;
         }
         rec[r].fate = PROMISE_HELD;
-        pm->out[n_out++].rec = r;
+        pm->out[(*n_out)++].rec = r;
     }
+    take_next_order(pm, m);
+    return 0;
+}
+
+/* record_resumed's common case, where the new promises come after the
+ * held ones in the queue (arrivals) and few held ones, or none, moved or
+ * left: the record is changed where it stands, not copied (the copy, 56
+ * bytes a promise each pass, was most of what the record cost behind
+ * METACENTRUM's queue of up to 88,658). The new promises join at the end;
+ * a promise gone stays as a tombstone that resume() steps over, until
+ * record_resumed copies the record again once they are half of it; a
+ * moved one waits in out at its place (drop_touched). Every failure
+ * returns before the first change. Returns 0 or -1 (memory). */
+static int record_in_place(struct promises *pm)
+{
+    uint32_t n = pm->n_rec + pm->n_fresh;
+    if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
+        grow((void **)&pm->out, &pm->cap_out, pm->n_touched + pm->n_fresh, sizeof *pm->out) != 0)
+        return -1;
+    uint32_t n_out = 0;
+    if (pm->n_touched > 0 && drop_touched(pm, &n_out) != 0)
+        return -1;
+    struct promise *rec = pm->rec;
     for (uint32_t k = 0; k < pm->n_fresh; k++) {
         pm->out[n_out++].rec = pm->n_rec;
         rec[pm->n_rec++] = pm->fresh[k];
@@ -475,7 +487,6 @@ static int record_in_place(struct promises *pm)
         pm->n_rec--; /* no tombstone last: arrivals join after the last held one */
         pm->n_gone--;
     }
-    take_next_order(pm, m);
     pm->n_out = n_out;
     return 0;
 }
@@ -490,20 +501,8 @@ static int record_resumed(struct promises *pm)
             return -1;
         sort_by_queue(pm->fresh, pm->n_fresh, pm->fresh_scratch);
     }
-    if (pm->n_touched == 0 && (pm->n_fresh == 0 || pm->n_rec == 0 || pm->fresh[0].qi > pm->rec[pm->n_rec - 1].qi)) {
-        /* nothing held moved or left, and the new promises come after
-         * the held ones in the queue (arrivals): they only join */
-        if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
-            grow((void **)&pm->out, &pm->cap_out, pm->n_out + pm->n_fresh, sizeof *pm->out) != 0)
-            return -1;
-        for (uint32_t k = 0; k < pm->n_fresh; k++) {
-            pm->out[pm->n_out++].rec = pm->n_rec;
-            pm->rec[pm->n_rec++] = pm->fresh[k];
-        }
-        return 0;
-    }
-    if (pm->n_rec > 0 && (pm->n_fresh == 0 || pm->fresh[0].qi > pm->rec[pm->n_rec - 1].qi) &&
-        pm->n_gone + pm->n_touched <= pm->n_rec / 2)
+    int fresh_after = pm->n_fresh == 0 || pm->n_rec == 0 || pm->fresh[0].qi > pm->rec[pm->n_rec - 1].qi;
+    if (fresh_after && (pm->n_touched == 0 || pm->n_gone + pm->n_touched <= pm->n_rec / 2))
         return record_in_place(pm);
     if (grow((void **)&pm->next_rec, &pm->cap_next_rec, n, sizeof *pm->next_rec) != 0 ||
         grow((void **)&pm->remap, &pm->cap_remap, pm->n_rec, sizeof *pm->remap) != 0 ||
