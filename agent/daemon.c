@@ -321,8 +321,10 @@ static void release_gpus(struct daemon *d, struct agent_job *j)
 }
 
 /* The supervisor of running job j is gone: read what it wrote and settle
- * the job (finished, failed, requeued, or back to the queue if it never ran). */
-static void settle(struct daemon *d, struct agent_job *j)
+ * the job (finished, failed, requeued, or back to the queue if it never ran).
+ * noticed_us is when the running agent learnt of the end, or -1 when it was
+ * not running then (recovery): see note_ended for why the end is that. */
+static void settle(struct daemon *d, struct agent_job *j, int64_t noticed_us)
 {
     char dir[CONFIG_PATH_MAX + 64];
     job_dir(d, j, dir, sizeof dir);
@@ -353,7 +355,10 @@ static void settle(struct daemon *d, struct agent_job *j)
     struct agent_job saved = *j;
     uint64_t saved_requeued = d->m.requeued, saved_lost = d->m.lost, saved_start_failures = d->m.start_failures;
     if (have == 1) {
-        j->end_us = es.end_us > j->start_us ? es.end_us : now;
+        if (noticed_us >= 0)
+            j->end_us = noticed_us > j->start_us ? noticed_us : now;
+        else
+            j->end_us = es.end_us > j->start_us ? es.end_us : now;
         j->exit_code = es.exit_code;
         j->term_signal = es.term_signal;
         if (es.error[0]) {
@@ -370,7 +375,8 @@ static void settle(struct daemon *d, struct agent_job *j)
             j->state = JOB_CANCELLED;
             if (!j->reason[0])
                 snprintf(j->reason, sizeof j->reason, "cancelled");
-        } else if (j->timed_out || (es.term_signal && j->end_us - j->start_us >= j->limit_us)) {
+        } else if (j->timed_out || (es.term_signal && es.end_us - j->start_us >= j->limit_us)) {
+            /* by the end its supervisor saw: a kill just before the limit is no timeout */
             j->state = JOB_TIMEOUT;
             snprintf(j->reason, sizeof j->reason, "time limit reached");
         } else if (es.exit_code == 0) {
@@ -1689,8 +1695,14 @@ static int conn_write(struct conn *c)
 
 /* ---- signals and children ---- */
 
-/* A supervisor is gone: note when its job ended; process_events() settles
- * it at that instant. */
+/* A supervisor is gone: note the instant, and process_events() settles the
+ * job then. The instant is now, when the agent learns of the end, not the
+ * end its supervisor wrote: between the two (the status's fsync, the
+ * supervisor's exit, a request the agent was busy with) a pass may already
+ * have run that saw the job running. Its GPUs were held until now, so the
+ * trace's end is now too, and a replay of the trace meets the views the
+ * agent met: CI once saw a replay start jobs in another order because a
+ * submission's pass fell 56 ms after an end the agent had not seen yet. */
 static void note_ended(struct daemon *d, struct agent_job *j)
 {
     if (j->ended)
@@ -1699,17 +1711,14 @@ static void note_ended(struct daemon *d, struct agent_job *j)
         uint32_t c = d->cap_ended ? d->cap_ended * 2 : 64;
         struct agent_job **l = realloc(d->ended, c * sizeof *l);
         if (!l) {
-            settle(d, j); /* no memory to defer: settle now */
+            settle(d, j, now_us()); /* no memory to defer: settle now */
             return;
         }
         d->ended = l;
         d->cap_ended = c;
     }
-    char dir[CONFIG_PATH_MAX + 64];
-    job_dir(d, j, dir, sizeof dir);
-    struct executor_status es;
     j->ended = 1;
-    j->ended_us = executor_read_status(dir, &es) == 1 && es.end_us > j->start_us ? es.end_us : now_us();
+    j->ended_us = now_us();
     d->ended[d->n_ended++] = j;
 }
 
@@ -1750,7 +1759,7 @@ static void process_events(struct daemon *d)
         while (e < d->n_ended && d->ended[e]->ended_us <= t) {
             struct agent_job *j = d->ended[e++];
             j->ended = 0;
-            settle(d, j);
+            settle(d, j, j->ended_us);
         }
         while (q < d->n_queued && d->queued[q]->submit_us <= t)
             q++;
@@ -1876,7 +1885,7 @@ static int recover(struct daemon *d, struct err *err)
             i++;
             continue;
         }
-        settle(d, j); /* removes it from running (or keeps it on a store error) */
+        settle(d, j, -1); /* removes it from running (or keeps it on a store error) */
         settled++;
         if (i < d->n_running && d->running[i] == j)
             i++;

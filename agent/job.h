@@ -57,7 +57,7 @@ struct agent_job {
     int is_child;       /* the supervisor is our child: SIGCHLD tells */
     int32_t user_index, team_index;
     int ended;        /* its supervisor is gone; settled at ended_us's instant */
-    int64_t ended_us; /* the end time it reported (or when it was found gone) */
+    int64_t ended_us; /* when the agent learnt of the end: the trace's end */
 };
 
 struct agent_job *job_new(void);
