@@ -30,6 +30,16 @@ enum { AUX_NONE = 0, AUX_PASS_AFTER = 1 };
 
 #define NO_SLOT UINT32_MAX
 
+/* What the host keeps of a workload job across its attempts: one array of
+ * these (not four) is one huge page per 87,000 jobs, and a job's arrival
+ * reads its fields from one cache line. */
+struct job_life {
+    double done_us;     /* checkpointed reference work */
+    double attained_us; /* GPU time of finished attempts */
+    uint32_t slot;      /* its running slot, NO_SLOT while it does not run */
+    int32_t preempted;  /* times preempted */
+};
+
 /* What the host knows of a node beyond the policy's view of it. */
 struct node_life {
     uint8_t present;  /* delivered and not yet retired */
@@ -81,10 +91,7 @@ struct host {
     uint32_t *running_w;
     uint32_t *by_end;
     uint32_t n_running, cap_running;
-    uint32_t *slot_of_w; /* running slot of a workload job */
-    double *done_us;     /* per workload job: checkpointed reference work */
-    double *attained_us; /* per workload job: GPU time of finished attempts */
-    int32_t *preempted;  /* per workload job: times preempted */
+    struct job_life *life_of_w; /* per workload job */
     const struct checkpoint_policy *checkpoint; /* per class */
     struct checkpoint_policy checkpoint_defaults[JOB_CLASS_COUNT]; /* without models */
     double *type_speed;  /* the view's speed table, or NULL */
@@ -335,11 +342,11 @@ static void running_remove(struct host *h, uint32_t s)
         h->running[s] = h->running[last];
         h->prog[s] = h->prog[last];
         h->running_w[s] = h->running_w[last];
-        h->slot_of_w[h->running_w[s]] = s;
+        h->life_of_w[h->running_w[s]].slot = s;
         h->by_end[lpos] = s;
     }
     h->n_running = n;
-    h->slot_of_w[wi] = NO_SLOT;
+    h->life_of_w[wi].slot = NO_SLOT;
     if (h->dead_allocs > 4096 && h->dead_allocs > h->n_allocs / 2)
         compact_allocs(h);
     h->changed = 1;
@@ -409,7 +416,7 @@ static int schedule_completion(struct host *h, uint32_t s)
 static int apply_share(void *ctx, uint32_t wi, double share)
 {
     struct host *h = ctx;
-    uint32_t s = h->slot_of_w[wi];
+    uint32_t s = h->life_of_w[wi].slot;
     struct progress *p = &h->prog[s];
     double eff = runtime_level_gbps(SPAN_SPINE, p->nvlink_gbps, h->c->fabric.link_gbps, share);
     double rate = p->speed * p->ckpt_eff / runtime_slowdown(p->comm, p->ref_gbps, eff);
@@ -465,14 +472,15 @@ static int enqueue(struct host *h, uint32_t wi)
     if (waiting_queue_insert(&h->queue, wi, &pos) != 0)
         return oom(h);
     const struct job *j = &h->w->jobs[wi];
+    const struct job_life *life = &h->life_of_w[wi];
     sim_time estimate = simulation_estimate(j);
-    if (j->limit_us < 0 && h->done_us[wi] > 0)
-        estimate = j->runtime_us - (sim_time)h->done_us[wi];
+    if (j->limit_us < 0 && life->done_us > 0)
+        estimate = j->runtime_us - (sim_time)life->done_us;
     /* its GPU-model constraint as node types, and its share of one GPU */
     uint64_t types = j->gpu_models > 0 && h->constraint_mask ? h->constraint_mask[j->gpu_models - 1] : 0;
     int32_t milli = j->slots == 1 && j->gpu_milli < POLICY_MILLI_PER_GPU ? j->gpu_milli : 0;
     h->queue.jobs[pos] = (struct policy_job){j->id, j->submit_us, estimate, j->slots, j->user, j->team, 0, 0, -1,
-                                             (int64_t)h->attained_us[wi], h->preempted[wi], job_class_of(h, j),
+                                             (int64_t)life->attained_us, life->preempted, job_class_of(h, j),
                                              types, milli, milli ? 0 : j->nodes};
     h->queued_slots += j->slots;
     h->changed = 1;
@@ -524,7 +532,7 @@ static int on_arrival(struct host *h, uint32_t wi)
 
 static int on_completion(struct host *h, uint32_t wi)
 {
-    uint32_t s = h->slot_of_w[wi];
+    uint32_t s = h->life_of_w[wi].slot;
     if (s == NO_SLOT)
         return 0; /* a stale event of an attempt that was interrupted */
     struct progress *p = &h->prog[s];
@@ -542,7 +550,7 @@ static int on_completion(struct host *h, uint32_t wi)
     else
         h->res->stats.completed++;
     h->res->stats.busy_slot_us += (double)(now - p->attempt_start_us) * job_gpu_share(j);
-    h->attained_us[wi] += (double)(now - p->attempt_start_us) * job_gpu_share(j);
+    h->life_of_w[wi].attained_us += (double)(now - p->attempt_start_us) * job_gpu_share(j);
     periods_add_busy(&h->periods, j->team, job_gpu_share(j), p->attempt_start_us, now);
     if (now > h->res->stats.last_end_us)
         h->res->stats.last_end_us = now;
@@ -562,12 +570,12 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
     progress_catch_up(p, now);
     double total = (double)j->runtime_us;
     double done_now = total - p->work_left_us;
-    double kept = checkpoint_kept_us(&h->checkpoint[p->job_class], h->done_us[wi], done_now);
+    double kept = checkpoint_kept_us(&h->checkpoint[p->job_class], h->life_of_w[wi].done_us, done_now);
     double lost_work = done_now - kept;
     double lost_wall = p->rate > 0 ? lost_work / p->rate : 0;
     double ran = (double)(now - p->attempt_start_us) * job_gpu_share(j);
-    h->done_us[wi] = kept;
-    h->attained_us[wi] += ran;
+    h->life_of_w[wi].done_us = kept;
+    h->life_of_w[wi].attained_us += ran;
     h->res->stats.lost_slot_us += lost_wall * job_gpu_share(j);
     h->res->stats.busy_slot_us += ran;
     periods_add_busy(&h->periods, j->team, job_gpu_share(j), p->attempt_start_us, now);
@@ -854,14 +862,14 @@ static int apply_start(struct host *h, const struct policy_decision *d)
     memcpy(&h->allocs[h->n_allocs], &h->out.allocs[d->alloc_first], d->alloc_count * sizeof *h->allocs);
     h->n_allocs += d->alloc_count;
     h->running_w[s] = wi;
-    h->slot_of_w[wi] = s;
+    h->life_of_w[wi].slot = s;
     h->queued_slots -= q->slots;
 
     struct progress *p = &h->prog[s];
     memset(p, 0, sizeof *p);
     progress_init(h, p, q, r->alloc_first, r->alloc_count);
     p->rate = progress_rate(h, p);
-    p->work_left_us = (double)j->runtime_us - (h->done_us ? h->done_us[wi] : 0);
+    p->work_left_us = (double)j->runtime_us - h->life_of_w[wi].done_us;
     p->last_us = now;
     p->attempt_start_us = now;
 
@@ -900,8 +908,8 @@ static int apply_preemptions(struct host *h)
     }
     for (uint32_t i = 0; i < h->n_preempt; i++) {
         uint32_t wi = h->preempt_w[i];
-        stop_attempt(h, h->slot_of_w[wi], POLICY_EVENT_PREEMPTED);
-        h->preempted[wi]++;
+        stop_attempt(h, h->life_of_w[wi].slot, POLICY_EVENT_PREEMPTED);
+        h->life_of_w[wi].preempted++;
         h->res->jobs[wi].preemptions++;
         h->res->stats.preemptions++;
     }
@@ -1093,8 +1101,7 @@ static int host_init(struct host *h)
     h->life = calloc(c->n_nodes, sizeof *h->life);
     h->with_free = malloc(c->n_nodes * sizeof *h->with_free);
     h->with_free_pos = malloc(c->n_nodes * sizeof *h->with_free_pos);
-    h->slot_of_w = malloc((h->w->n ? h->w->n : 1) * sizeof *h->slot_of_w);
-    if (!h->nodes || !h->life || !h->with_free || !h->with_free_pos || !h->slot_of_w)
+    if (!h->nodes || !h->life || !h->with_free || !h->with_free_pos)
         return err_set(h->err, NULL, 0, 0, "out of memory for %u nodes", c->n_nodes);
     for (uint32_t i = 0; i < c->n_nodes; i++) {
         const struct cluster_node *cn = &c->nodes[i];
@@ -1108,11 +1115,11 @@ static int host_init(struct host *h)
             node_set(h, i, 1, 1, 0);
     h->changed = 0;
     size_t n = h->w->n ? h->w->n : 1;
-    h->done_us = calloc(n, sizeof *h->done_us);
-    h->attained_us = calloc(n, sizeof *h->attained_us);
-    h->preempted = calloc(n, sizeof *h->preempted);
-    if (!h->done_us || !h->attained_us || !h->preempted)
+    h->life_of_w = buffers_alloc_large(n * sizeof *h->life_of_w);
+    if (!h->life_of_w)
         return oom(h);
+    for (size_t i = 0; i < n; i++)
+        h->life_of_w[i] = (struct job_life){0, 0, NO_SLOT, 0};
     checkpoint_defaults(h->checkpoint_defaults);
     h->checkpoint = h->models ? h->models->checkpoint : h->checkpoint_defaults;
     if (c->catalog && c->catalog->n) {
@@ -1142,10 +1149,7 @@ static void host_release(struct host *h)
     free(h->prog);
     free(h->running_w);
     free(h->by_end);
-    free(h->slot_of_w);
-    free(h->done_us);
-    free(h->attained_us);
-    free(h->preempted);
+    free(h->life_of_w);
     free(h->type_speed);
     free(h->preempt_w);
     free(h->allocs);
@@ -1167,11 +1171,10 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
     memset(res, 0, sizeof *res);
     if (w->n > UINT32_MAX - 1)
         return err_set(err, NULL, 0, 0, "too many jobs (%zu)", w->n);
-    res->jobs = malloc((w->n ? w->n : 1) * sizeof *res->jobs);
+    res->jobs = buffers_alloc_large((w->n ? w->n : 1) * sizeof *res->jobs);
     if (!res->jobs)
         return err_set(err, NULL, 0, 0, "out of memory for %zu job results", w->n);
     res->n = w->n;
-    buffers_prefer_huge_pages(res->jobs, w->n * sizeof *res->jobs);
     for (size_t i = 0; i < w->n; i++)
         res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, 0, SPAN_NVLINK};
 

@@ -40,10 +40,11 @@ static int workload_grow_to(struct workload *w, size_t n)
 {
     if (n > SIZE_MAX / sizeof *w->jobs)
         return -1;
-    struct job *jobs = realloc(w->jobs, n * sizeof *jobs);
+    struct job *jobs = w->jobs ? realloc(w->jobs, n * sizeof *jobs) : buffers_alloc_large(n * sizeof *jobs);
     if (!jobs)
         return -1;
-    buffers_prefer_huge_pages(jobs + w->n, (n - w->n) * sizeof *jobs);
+    if (w->jobs)
+        buffers_prefer_huge_pages(jobs + w->n, (n - w->n) * sizeof *jobs);
     w->jobs = jobs;
     w->cap = n;
     return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/atomic_file.h"
+#include "sim/buffers.h"
 #include "sim/units.h"
 
 static const sim_time bsld_bound_us = 10 * SIM_US_PER_S;
@@ -92,7 +93,7 @@ int summary_compute(const struct workload *w, const struct sim_result *r, struct
     s->availability = st->node_present_us > 0 ? st->node_up_us / st->node_present_us : 1.0;
 
     size_t n = 0;
-    double *waits = malloc((w->n ? w->n : 1) * sizeof *waits);
+    double *waits = buffers_alloc_large((w->n ? w->n : 1) * sizeof *waits);
     if (!waits)
         return err_set(err, NULL, 0, 0, "out of memory");
     double bsld_sum = 0;

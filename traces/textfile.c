@@ -154,9 +154,7 @@ static char *textfile_inflate_whole(const unsigned char *in, size_t in_len, uint
     uint64_t isize = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
     if (isize > max || isize >= SIZE_MAX)
         return NULL;
-    char *out = malloc((size_t)isize + 1);
-    if (out)
-        buffers_prefer_huge_pages(out, (size_t)isize + 1);
+    char *out = buffers_alloc_large((size_t)isize + 1);
     struct libdeflate_decompressor *d = out ? libdeflate_alloc_decompressor() : NULL;
     size_t used = 0, got = 0;
     enum libdeflate_result rc = LIBDEFLATE_BAD_DATA;
@@ -190,7 +188,7 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
         (uint64_t)(st.st_size - start) > max || (uint64_t)(st.st_size - start) >= SIZE_MAX)
         return textfile_read_gz(fd, path, data, len, err);
     size_t size = (size_t)(st.st_size - start);
-    char *raw = malloc(size + 1);
+    char *raw = buffers_alloc_large(size + 1);
     if (!raw) /* streaming needs less memory */
         return textfile_read_gz(fd, path, data, len, err);
     int whole = textfile_slurp(fd, raw, size);
