@@ -349,6 +349,8 @@ int scheduler_pass(struct scheduler *s, int64_t now_us, const struct inventory *
     case POLICY_HOST_BROKE:
         s->contract_errors++;
         return -1;
+    case POLICY_HOST_NO_MEMORY: /* refused like a breach, and tried again; no breach counted */
+        return -1;
     case POLICY_HOST_FAILED:
         if (s->ph.failed) {
             s->failed = 1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_doc.h"
 #include "sim/atomic_file.h"
 
 void cli_print_diags(const struct diag_list *d, size_t max_warnings, int quiet)
@@ -37,6 +38,27 @@ void cli_print_err(const struct err *e)
     }
 }
 
+/* status, or 4 where memory ran out: not the input's fault, nor the files' */
+static int unless_out_of_memory(const struct err *e, int status)
+{
+    return strstr(e->msg, "out of memory") ? CLI_INTERNAL : status;
+}
+
+int cli_fail(const struct err *e, int status)
+{
+    cli_print_err(e);
+    return unless_out_of_memory(e, status);
+}
+
+int cli_print_json(json_t *root, size_t flags)
+{
+    struct err err;
+    err_clear(&err);
+    int rc = json_doc_write(stdout, root, flags, "stdout", &err);
+    json_decref(root);
+    return rc == 0 ? CLI_OK : cli_fail(&err, CLI_IO);
+}
+
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
     fprintf(stderr, "fleetsim: %s: ", level);
@@ -65,8 +87,7 @@ int cli_check_output(const char *output, const char *input, const char *other_in
     struct err err;
     err_clear(&err);
     if (atomic_file_check_input(output, input, &err) != 0 || atomic_file_check_input(output, other_input, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_USAGE;
+        return cli_fail(&err, CLI_USAGE);
     }
     if (strcmp(output, "-") != 0 && atomic_file_probe(output, &err) != 0) {
         cli_print_err(&err);
@@ -142,9 +163,8 @@ int cli_open_policy(const char *spec, const char *params, double decide_timeout_
     struct policy_host_options opt = {.extra_params = params, .host_name = "the simulator",
                                       .decide_timeout_s = decide_timeout_s};
     if (policy_host_open(ph, spec, &opt, &err) != 0) {
-        cli_print_err(&err);
         /* a plugin that cannot be read is I/O; one that is wrong, bad input */
-        return strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE;
+        return cli_fail(&err, strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE);
     }
     return CLI_OK;
 }
@@ -177,7 +197,8 @@ int cli_finish_load(int rc, struct diag_list *diags, const struct err *err, int 
         return CLI_OK;
     if (!errors)
         cli_print_err(err);
-    return strstr(err->msg, "cannot read") || strstr(err->msg, "cannot open") ? CLI_IO : CLI_USAGE;
+    int status = strstr(err->msg, "cannot read") || strstr(err->msg, "cannot open") ? CLI_IO : CLI_USAGE;
+    return unless_out_of_memory(err, status);
 }
 
 /* The cluster from a machine list; *desc says where it came from. */
@@ -189,8 +210,7 @@ int cli_cluster_from_machines(const char *path, int quiet, struct cluster *c, ch
     int rc = cli_read_machines(path, quiet, &m);
     if (rc == CLI_OK) {
         if (machines_build_cluster(&m, c, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_USAGE;
+            rc = cli_fail(&err, CLI_USAGE);
         } else {
             char groups[200];
             machines_describe(&m, groups, sizeof groups);

@@ -11,6 +11,7 @@
 #define FLEETSIM_CLI_CLI_H
 
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "models/policy_host.h"
@@ -26,6 +27,12 @@ enum cli_exit { CLI_OK = 0, CLI_GATE = 1, CLI_USAGE = 2, CLI_IO = 3, CLI_INTERNA
  * warnings followed by a count of the rest (unless quiet). */
 void cli_print_diags(const struct diag_list *d, size_t max_warnings, int quiet);
 void cli_print_err(const struct err *e);
+/* Prints e; returns `status`, or 4 (CLI_INTERNAL) when memory ran out: that
+ * is neither the input's fault (2) nor the files' (3). */
+int cli_fail(const struct err *e, int status);
+/* Writes root (taken; NULL: memory ran out building it) to stdout whole,
+ * encoded with flags: CLI_OK, or the failure said and its status. */
+int cli_print_json(json_t *root, size_t flags);
 /* "fleetsim: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

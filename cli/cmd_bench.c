@@ -206,8 +206,7 @@ static int load_scenario_workload(const struct bench_args *a, const struct bench
     workload_release(&l->w);
     if (scenario_build_workload(l->scenario, seed, &l->w, &err) != 0 ||
         scenario_build_cluster(l->scenario, &l->c, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_USAGE;
+        return cli_fail(&err, CLI_USAGE);
     }
     if (bw->jobs > 0 && (size_t)bw->jobs < l->w.n)
         l->w.n = (size_t)bw->jobs;
@@ -242,8 +241,7 @@ static int bench_cluster(const struct bench_args *a, const struct bench_workload
         return CLI_USAGE;
     }
     if (cluster_init_homogeneous(&l->c, nodes, slots, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_USAGE;
+        return cli_fail(&err, CLI_USAGE);
     }
     return CLI_OK;
 }
@@ -579,8 +577,7 @@ static int gate(const struct bench_args *a, const struct bench_cell *cells, size
     struct err err;
     err_clear(&err);
     if (bench_read_json(a->baseline, &base, &n_base, &err) != 0) {
-        cli_print_err(&err);
-        return strstr(err.msg, "cannot read") ? CLI_IO : CLI_USAGE;
+        return cli_fail(&err, strstr(err.msg, "cannot read") ? CLI_IO : CLI_USAGE);
     }
     if (bench_compare(base, n_base, cells, n, a->tolerance, regs, n_regs, &missing) != 0) {
         free(base);

@@ -51,7 +51,7 @@ static const char fit_usage[] =
     "  -h, --help         this help\n"
     "\n"
     "See traces/README.md for the methods and how the confidence intervals are computed.\n"
-    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 internal error\n";
+    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 internal error or out of memory\n";
 
 struct fit_args {
     const char *trace, *output;
@@ -420,10 +420,7 @@ static int print_json(const struct fit_args *a, const struct fit_result *r, cons
                                       (json_int_t)rt->slots, "policy", a->policy, "replay", trip_json(&rt->replay),
                                       "forecast_mean", trip_json(&rt->mean), "forecasts", fc));
     }
-    int rc = root ? json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
-    json_decref(root);
-    putchar('\n');
-    return rc == 0 ? CLI_OK : CLI_IO;
+    return cli_print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 }
 
 static int write_yaml(const struct fit_args *a, const struct fit_result *r)

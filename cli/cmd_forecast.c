@@ -16,6 +16,7 @@
 #include "policies/registry.h"
 #include "report/forecast_data.h"
 #include "report/forecast_digest.h"
+#include "report/json_doc.h"
 #include "report/forecast_report.h"
 #include "scenarios/forecast.h"
 #include "scenarios/plan.h"
@@ -75,8 +76,8 @@ static const char forecast_usage[] =
     "Results depend only on the scenario and its seed, never on -j. Ctrl-C stops\n"
     "cleanly: what finished is reported and marked partial (exit 130).\n"
     "exit codes: 0 ok, 2 usage or bad scenario, 3 I/O error (or --slurm cannot run:\n"
-    "no sbatch, a folder the nodes do not see), 4 internal error (or a replication\n"
-    "failed), 130 interrupted\n";
+    "no sbatch, a folder the nodes do not see), 4 internal error or out of memory (or\n"
+    "a replication failed), 130 interrupted\n";
 
 static const char plan_usage[] =
     "usage: fleetsim plan [options] SCENARIO\n"
@@ -116,7 +117,7 @@ static const char plan_usage[] =
     "\n"
     "exit codes: 0 the confirmation meets the SLOs in every period, 1 it does not\n"
     "(the best plan is printed, with the first period missed and why), 2 usage or\n"
-    "bad scenario, 4 internal error, 130 interrupted\n";
+    "bad scenario, 4 internal error or out of memory, 130 interrupted\n";
 
 static const char compare_usage[] =
     "usage: fleetsim compare [options] SCENARIO...\n"
@@ -340,38 +341,45 @@ static void print_team_waits(FILE *out, const struct forecast_result *r)
     }
 }
 
+/* NULL when memory ran out (json_doc.h: no key left out silently). */
 static json_t *forecast_json(const struct forecast_result *r)
 {
+    int ok = 1;
     json_t *periods = json_array();
     for (uint32_t p = 0; p < r->n_periods; p++) {
         json_t *o = json_object();
-        json_object_set_new(o, "period", json_integer(p + 1));
-        json_object_set_new(o, "length_s", json_real((double)forecast_period_length_us(r, p) / 1e6));
-        json_object_set_new(o, "partial", json_boolean(r->last_period_partial && p + 1 == r->n_periods));
+        json_put(o, "period", json_integer(p + 1), &ok);
+        json_put(o, "length_s", json_real((double)forecast_period_length_us(r, p) / 1e6), &ok);
+        json_put(o, "partial", json_boolean(r->last_period_partial && p + 1 == r->n_periods), &ok);
         for (int m = 0; m < FM_COUNT; m++) {
             struct forecast_band b = forecast_band_of(r, p, (enum forecast_metric)m);
-            json_object_set_new(o, forecast_metric_name((enum forecast_metric)m),
-                                json_pack("{s:f, s:f, s:f, s:f, s:[f, f]}", "mean", b.mean, "p5", b.p5, "p50",
-                                          b.p50, "p95", b.p95, "ci95", b.ci95_lo, b.ci95_hi));
+            json_put(o, forecast_metric_name((enum forecast_metric)m),
+                     json_pack("{s:f, s:f, s:f, s:f, s:[f, f]}", "mean", b.mean, "p5", b.p5, "p50", b.p50, "p95",
+                               b.p95, "ci95", b.ci95_lo, b.ci95_hi),
+                     &ok);
         }
         json_t *teams = json_object();
         for (size_t t = 0; t < r->n_teams; t++)
-            json_object_set_new(teams, r->team_names[t], json_real(forecast_band_team(r, p, t).mean));
-        json_object_set_new(o, "team_gpu_hours_mean", teams);
+            json_put(teams, r->team_names[t], json_real(forecast_band_team(r, p, t).mean), &ok);
+        json_put(o, "team_gpu_hours_mean", teams, &ok);
         json_t *tw = json_object();
         static const enum forecast_metric wm[] = {FM_WAIT_P50, FM_WAIT_P95, FM_WAIT_P99, FM_WAIT_MEAN};
         for (size_t t = 0; t < r->n_teams; t++) {
             json_t *one = json_object();
             for (size_t k = 0; k < sizeof wm / sizeof *wm; k++) {
                 struct forecast_band b = forecast_band_team_wait(r, p, t, wm[k]);
-                json_object_set_new(one, forecast_metric_name(wm[k]),
-                                    json_pack("{s:f, s:f, s:f, s:f}", "mean", b.mean, "p5", b.p5, "p50", b.p50, "p95",
-                                              b.p95));
+                json_put(one, forecast_metric_name(wm[k]),
+                         json_pack("{s:f, s:f, s:f, s:f}", "mean", b.mean, "p5", b.p5, "p50", b.p50, "p95", b.p95),
+                         &ok);
             }
-            json_object_set_new(tw, r->team_names[t], one);
+            json_put(tw, r->team_names[t], one, &ok);
         }
-        json_object_set_new(o, "team_waits", tw);
-        json_array_append_new(periods, o);
+        json_put(o, "team_waits", tw, &ok);
+        json_push(periods, o, &ok);
+    }
+    if (!ok) {
+        json_decref(periods);
+        return NULL;
     }
     return json_pack("{s:{s:s, s:s}, s:s, s:I, s:I, s:b, s:s, s:o}", "meta", "tool", "fleetsim", "version",
                      FLEETSIM_VERSION_STRING, "scenario", r->scenario->path ? r->scenario->path : "",
@@ -413,12 +421,8 @@ static int print_recommendation(FILE *out, const struct forecast_result *r, json
 
 static int print_json(json_t *root)
 {
-    int rc = root ? json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : -1;
-    putchar('\n');
-    json_decref(root);
-    return rc == 0 ? CLI_OK : CLI_IO;
+    return cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
 }
-
 static int write_report(const char *dir, const struct forecast_result *r, const struct plan_summary *plan, int quiet)
 {
     struct report_status st;
@@ -481,9 +485,9 @@ int cmd_forecast(int argc, char **argv)
     } else {
         if (a.json) {
             json_t *root = forecast_json(&r);
-            rc = root ? print_recommendation(stdout, &r, root) : CLI_INTERNAL;
+            rc = root ? print_recommendation(stdout, &r, root) : CLI_OK;
             if (rc == CLI_OK)
-                rc = print_json(root);
+                rc = print_json(root); /* says "out of memory" for a NULL root */
             else
                 json_decref(root);
         } else {
@@ -689,6 +693,7 @@ static void plan_to_summary(const struct scenario *s, const struct plan_result *
 static json_t *plan_json(const struct scenario *s, const struct plan_options *po, const struct plan_result *p,
                          const char *slo_text, uint32_t evaluations)
 {
+    int ok = 1;
     json_t *orders = json_array();
     for (size_t i = 0; i < p->n_orders; i++) {
         const struct planned_order *o = &p->orders[i];
@@ -702,23 +707,32 @@ static json_t *plan_json(const struct scenario *s, const struct plan_options *po
                                (json_int_t)(o->count * s->catalog.types[o->type].gpus), "price_usd", o->price_usd,
                                "running_usd", o->running_usd, "for_period", (int)o->for_period + 1);
         if (o->kind == PLAN_RENT)
-            json_object_set_new(jo, "end_day", json_real((double)o->end_us / 86400e6));
-        json_array_append_new(orders, jo);
+            json_put(jo, "end_day", json_real((double)o->end_us / 86400e6), &ok);
+        json_push(orders, jo, &ok);
     }
     json_t *alts = json_array();
     for (size_t i = 0; i < p->n_alternatives; i++)
-        json_array_append_new(alts, json_pack("{s:s, s:f, s:I, s:i, s:b}", "policy", p->alternatives[i].policy,
-                                              "cost_usd", p->alternatives[i].cost_usd, "orders",
-                                              (json_int_t)p->alternatives[i].n_orders, "periods_missed",
-                                              (int)p->alternatives[i].missed, "searched", p->alternatives[i].searched));
+        json_push(alts,
+                  json_pack("{s:s, s:f, s:I, s:i, s:b}", "policy", p->alternatives[i].policy, "cost_usd",
+                            p->alternatives[i].cost_usd, "orders", (json_int_t)p->alternatives[i].n_orders,
+                            "periods_missed", (int)p->alternatives[i].missed, "searched", p->alternatives[i].searched),
+                  &ok);
     json_t *slos = json_array();
     for (size_t i = 0; i < po->goal.n_slos; i++)
-        json_array_append_new(slos, json_string(po->goal.slos[i].text));
+        json_push(slos, json_string(po->goal.slos[i].text), &ok);
     json_t *share = json_array(), *reach = json_array();
     for (uint32_t k = 0; k < p->n_periods; k++) {
-        json_array_append_new(share, json_real(p->share[k]));
+        json_push(share, json_real(p->share[k]), &ok);
         if (p->out_of_reach[k])
-            json_array_append_new(reach, json_integer(k + 1));
+            json_push(reach, json_integer(k + 1), &ok);
+    }
+    if (!ok) {
+        json_decref(orders);
+        json_decref(alts);
+        json_decref(slos);
+        json_decref(share);
+        json_decref(reach);
+        return NULL;
     }
     return json_pack("{s:s, s:o, s:f, s:s, s:o, s:o, s:f, s:f, s:f, s:b, s:b, s:s, s:o, s:{s:i, s:I, s:I, s:o}}",
                      "slo", slo_text, "slos", slos, "confidence", po->goal.confidence, "policy", p->policy,
@@ -840,8 +854,13 @@ int cmd_plan(int argc, char **argv)
     plan_to_summary(&s, &p, slo_text, po.goal.confidence, orders, &summary);
     rc = CLI_OK;
     if (a.json) {
+        int ok = 1;
         json_t *root = p.partial ? json_object() : forecast_json(&p.confirm);
-        json_object_set_new(root, "plan", plan_json(&s, &po, &p, slo_text, p.evaluations));
+        json_put(root, "plan", plan_json(&s, &po, &p, slo_text, p.evaluations), &ok);
+        if (!ok) {
+            json_decref(root);
+            root = NULL;
+        }
         rc = print_json(root);
     } else {
         print_plan(stdout, &s, &po, &p, p.evaluations);
@@ -1080,13 +1099,21 @@ int cmd_compare(int argc, char **argv)
         rc = run_variants(&a, v, listed, &n);
     if (n && (rc == CLI_OK || rc == CLI_INTERRUPTED)) {
         if (a.json) {
+            int ok = 1;
             json_t *arr = json_array();
             for (size_t i = 0; i < n; i++) {
                 json_t *o = forecast_json(&v[i].r);
-                json_object_set_new(o, "variant", json_string(v[i].name));
-                json_array_append_new(arr, o);
+                json_put(o, "variant", json_string(v[i].name), &ok);
+                json_push(arr, o, &ok);
             }
-            print_json(json_pack("{s:o}", "variants", arr));
+            json_t *root = NULL;
+            if (ok)
+                root = json_pack("{s:o}", "variants", arr);
+            else
+                json_decref(arr);
+            int printed = print_json(root);
+            if (rc == CLI_OK)
+                rc = printed;
         } else {
             print_compare(stdout, v, n);
         }

@@ -64,8 +64,8 @@ static const char replay_usage[] =
     "  -h, --help            this help\n"
     "\n"
     "exit codes: 0 ok, 1 the policy started none of the jobs it could run, 2 usage or bad\n"
-    "trace, 3 I/O error, 4 internal error or a policy that broke its contract, crashed or did\n"
-    "not return (the message names it)\n"
+    "trace, 3 I/O error, 4 internal error, out of memory, or a policy that broke its\n"
+    "contract, crashed or did not return (the message names it)\n"
     "example: fleetsim replay --policy sjf+easy ../shared/traces/HPC2N-2002-2.2-cln.swf.gz\n";
 
 struct replay_args {
@@ -316,8 +316,7 @@ static int replay_normal(const struct replay_args *a)
         if ((rc = cli_load_scenario(a->scenario, &scen, a->quiet)) != CLI_OK)
             goto done;
         if (scenario_build_cluster(&scen, &cluster, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_USAGE;
+            rc = cli_fail(&err, CLI_USAGE);
             goto done;
         }
         scenario_build_models(&scen, &models);
@@ -338,8 +337,7 @@ static int replay_normal(const struct replay_args *a)
         if ((rc = resolve_shape(a, &w, &nodes, &slots)) != CLI_OK)
             goto done;
         if (cluster_init_homogeneous(&cluster, nodes, slots, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_USAGE;
+            rc = cli_fail(&err, CLI_USAGE);
             goto done;
         }
     }
@@ -358,16 +356,13 @@ static int replay_normal(const struct replay_args *a)
         goto done;
     }
     if (a->jobs_csv && summary_write_jobs_csv(a->jobs_csv, &w, &result, &err) != 0) {
-        cli_print_err(&err);
-        rc = CLI_IO;
+        rc = cli_fail(&err, CLI_IO);
         goto done;
     }
     if (a->json) {
         if (summary_write_json(stdout, &s, a->trace, a->policy, simulation_convention_name(a->convention),
-                               cluster.n_nodes, (int32_t)slots, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_IO;
-        }
+                               cluster.n_nodes, (int32_t)slots, &err) != 0)
+            rc = cli_fail(&err, CLI_IO);
     } else {
         char desc[400];
         if (machines_desc[0])
@@ -460,10 +455,7 @@ static int replay_protocol(const struct replay_args *a)
                                  "fleetsim", "version", FLEETSIM_VERSION_STRING, "protocol", "rlscheduler",
                                  "trace", a->trace, "policy", a->policy, "compat_wait", a->compat_wait,
                                  "windows", windows, "bsld_mean", bsld, "utilization_mean", util);
-        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) != 0)
-            rc = CLI_IO;
-        json_decref(root);
-        putchar('\n');
+        rc = cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
     } else {
         printf("protocol     rlscheduler (SC'20), %s%s\n", a->policy, a->compat_wait ? ", compat wait" : "");
         printf("trace        %s (%zu jobs; machine %lld nodes, %lld processors)\n", a->trace, w.n,

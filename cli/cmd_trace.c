@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/json_doc.h"
 #include "scenarios/build.h"
 #include "scenarios/forecast.h"
 #include "traces/gpustats.h"
@@ -40,7 +41,7 @@ static const char trace_usage[] =
     "  -q, --quiet      do not print warnings\n"
     "  -h, --help       this help\n"
     "\n"
-    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error\n";
+    "exit codes: 0 ok, 2 usage or bad trace, 3 I/O error, 4 out of memory\n";
 
 struct trace_args {
     enum trace_format format;
@@ -103,8 +104,7 @@ static int trace_convert(const char *in, const char *out, const struct trace_arg
         struct err err;
         err_clear(&err);
         if (jsonl_write(out, stdout, &w, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_IO;
+            rc = cli_fail(&err, CLI_IO);
         } else if (!a->quiet && strcmp(out, "-") != 0) {
             fprintf(stderr, "fleetsim: wrote %zu jobs to %s\n", w.n, out);
         }
@@ -134,11 +134,9 @@ static int trace_generate(const char *path, const char *out, const struct trace_
     if (rc == CLI_OK) {
         workload_release(&w);
         if (scenario_build_workload(&s, forecast_seed(&s, (uint32_t)a->replication), &w, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_USAGE;
+            rc = cli_fail(&err, CLI_USAGE);
         } else if (jsonl_write(out, stdout, &w, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_IO;
+            rc = cli_fail(&err, CLI_IO);
         } else if (!a->quiet && strcmp(out, "-") != 0) {
             fprintf(stderr, "fleetsim: wrote %zu jobs of replication %lld to %s\n", w.n, (long long)a->replication,
                     out);
@@ -235,12 +233,14 @@ static int print_stats_json(const char *path, const struct trace_stats *s, const
         s->runtime_p95_s, "estimates", "known_fraction", s->limit_known_fraction, "mean_accuracy",
         s->mean_limit_accuracy, "users", (json_int_t)s->users, "teams", (json_int_t)s->teams,
         "offered_slot_hours", s->offered_slot_hours);
+    int ok = 1;
     if (root && g)
-        json_object_set_new(root, "gpu", gpu_stats_json(g, used));
-    int rc = root ? json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : -1;
-    json_decref(root);
-    putchar('\n');
-    return rc == 0 ? CLI_OK : CLI_IO;
+        json_put(root, "gpu", gpu_stats_json(g, used), &ok);
+    if (!ok) {
+        json_decref(root);
+        root = NULL;
+    }
+    return cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
 }
 
 /* A machine or node list given to stats: what cluster it describes. */
@@ -254,9 +254,7 @@ static int machine_stats(const char *in, const struct trace_args *a)
         if (a->json) {
             json_t *root = json_pack("{s:s, s:I, s:I, s:I, s:s}", "machines", in, "nodes", (json_int_t)m.n, "gpus",
                                      (json_int_t)m.total_gpus, "cpu_only", (json_int_t)m.cpu_only, "groups", groups);
-            rc = root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 ? CLI_OK : CLI_IO;
-            putchar('\n');
-            json_decref(root);
+            rc = cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS);
         } else {
             printf("machines     %s (a machine list: replay it with --machines)\n", in);
             const char *unit = m.cpu_slots ? "slots" : "GPUs";

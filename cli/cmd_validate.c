@@ -260,10 +260,7 @@ static json_t *json_procurement(const struct scenario *s)
 
 static int print_json(json_t *root)
 {
-    int rc = root ? json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) : -1;
-    json_decref(root);
-    putchar('\n');
-    return rc == 0 ? CLI_OK : CLI_IO;
+    return cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
 }
 
 static int print_summary_json(const struct scenario *s)

@@ -325,8 +325,16 @@ static int run_local(const struct scenario *s, const struct forecast_run_options
             } else {
                 if (got == COLLECT_OK)
                     forecast_replication_release(&r->reps[w->rep], r->n_periods);
-                if (!interrupted && got != COLLECT_SAID)
-                    cli_error("replication %u failed (worker status %d)", w->rep, status);
+                if (!interrupted && got != COLLECT_SAID) {
+                    /* the worker could not say why itself (no memory for its message, say) */
+                    if (WIFSIGNALED(status))
+                        cli_error("replication %u failed: its worker was killed by signal %d (%s)", w->rep,
+                                  WTERMSIG(status), strsignal(WTERMSIG(status)));
+                    else
+                        cli_error("replication %u failed: its worker exited with status %d%s", w->rep,
+                                  WEXITSTATUS(status),
+                                  WEXITSTATUS(status) == CLI_INTERNAL ? " (internal error or out of memory)" : "");
+                }
                 failed |= !interrupted;
             }
             free(w->buf);

@@ -143,7 +143,7 @@ static void print_usage(FILE *out)
     }
     fprintf(out, "\n'fleetsim COMMAND --help' tells more; 'fleetsim help scenario' lists the scenario keys;\n"
                  "'man fleetsim' once installed.\n"
-                 "exit codes: 0 ok, 1 gate failed, 2 usage or bad input, 3 I/O error, 4 internal error\n");
+                 "exit codes: 0 ok, 1 gate failed, 2 usage or bad input, 3 I/O error, 4 internal error or out of memory\n");
 }
 
 int main(int argc, char **argv)

@@ -526,7 +526,7 @@ static const char *check_share(struct policy_host *h, const struct cluster_view 
         return "a fractional job names no GPU of its node";
     struct policy_host_share *s = share_of(h, v, al->node, al->gpu);
     if (!s)
-        return "could not be checked: out of memory";
+        return POLICY_HOST_CHECK_NO_MEMORY;
     if (s->free) {
         /* it opens a free GPU: a free slot of the node */
         s->free = 0;
@@ -573,6 +573,8 @@ static int mark_once(uint32_t *stamps, uint32_t index, uint32_t stamp)
     return 0;
 }
 
+const char POLICY_HOST_CHECK_NO_MEMORY[] = "could not be checked: out of memory";
+
 const char *policy_host_check(struct policy_host *h, const struct cluster_view *v, const struct policy_decisions *d,
                               uint32_t *bad)
 {
@@ -580,7 +582,7 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
     if (d->n > d->cap || d->n_allocs > d->cap_allocs)
         return "wrote past its decision buffer";
     if (scratch(h, v) != 0)
-        return "could not be checked: out of memory";
+        return POLICY_HOST_CHECK_NO_MEMORY;
     uint32_t stamp = h->check_stamp;
     h->n_shares = 0;
     /* preemptions first: their slots are free for the starts of the pass */
@@ -605,7 +607,7 @@ const char *policy_host_check(struct policy_host *h, const struct cluster_view *
                  * frees the GPU, as the host does */
                 struct policy_host_share *s = share_of(h, v, al->node, al->gpu);
                 if (!s)
-                    return "could not be checked: out of memory";
+                    return POLICY_HOST_CHECK_NO_MEMORY;
                 s->used_milli -= al->milli;
                 if (s->used_milli <= 0 && !s->free) {
                     s->free = 1;
@@ -705,11 +707,19 @@ enum policy_host_status policy_host_decide(struct policy_host *h, const struct c
     if (caught)
         return failed(h, caught, "decide()", view->now_us, err);
     if (a.rc != 0) {
-        err_set(err, NULL, 0, 0, "policy '%s' failed to decide at t=%lld us", h->spec, (long long)view->now_us);
+        /* the ABI's only word: its buffers too small (the host sized them) or
+         * its state unusable, for the built-ins a failed allocation */
+        err_set(err, NULL, 0, 0, "policy '%s' failed to decide at t=%lld us (out of memory, or its state unusable)",
+                h->spec, (long long)view->now_us);
         return POLICY_HOST_FAILED;
     }
     uint32_t bad;
     const char *rule = policy_host_check(h, view, out, &bad);
+    if (rule == POLICY_HOST_CHECK_NO_MEMORY) {
+        err_set(err, NULL, 0, 0, "out of memory checking the decisions of policy '%s' at t=%lld us", h->spec,
+                (long long)view->now_us);
+        return POLICY_HOST_NO_MEMORY;
+    }
     if (rule) {
         long long id = bad < out->n && out->n <= out->cap ? (long long)out->items[bad].job_id : -1;
         err_set(err, NULL, 0, 0, "policy '%s' broke the contract at t=%lld us: %s (job '%lld')", h->spec,

@@ -48,7 +48,9 @@
 enum policy_host_status {
     POLICY_HOST_OK = 0,
     POLICY_HOST_BROKE = 1,  /* the decisions break the contract: the pass is refused */
-    POLICY_HOST_FAILED = 2  /* the policy crashed, hung or returned an error: it is done */
+    POLICY_HOST_FAILED = 2, /* the policy crashed, hung or returned an error: it is done */
+    POLICY_HOST_NO_MEMORY = 3 /* no memory to check the decisions: the pass is refused, the
+                               * policy not blamed */
 };
 
 struct policy_host_share {
@@ -101,9 +103,8 @@ void policy_host_close(struct policy_host *h);
  * (memory). The buffers are the caller's (realloc'ed). */
 int policy_host_size_decisions(struct policy_decisions *out, const struct cluster_view *view);
 
-/* One pass: calls decide() (guarded) and checks what it wrote. On
- * POLICY_HOST_BROKE or POLICY_HOST_FAILED err holds the message; after
- * FAILED the instance is not called again. */
+/* One pass: calls decide() (guarded) and checks what it wrote. Unless OK,
+ * err holds the message; after FAILED the instance is not called again. */
 enum policy_host_status policy_host_decide(struct policy_host *h, const struct cluster_view *view,
                                            struct policy_decisions *out, struct err *err);
 /* Tells the policy an event (guarded). Returns POLICY_HOST_OK, or FAILED
@@ -111,8 +112,11 @@ enum policy_host_status policy_host_decide(struct policy_host *h, const struct c
 enum policy_host_status policy_host_observe(struct policy_host *h, const struct policy_event *ev, struct err *err);
 
 /* The one decision checker. Returns NULL when the decisions keep the
- * contract, else the rule broken, with *bad set to the decision's index.
- * Pure apart from h's scratch (h may be any host, even an adopted one). */
+ * contract, else the rule broken, with *bad set to the decision's index,
+ * or POLICY_HOST_CHECK_NO_MEMORY (this very pointer) when its scratch could
+ * not grow. Pure apart from h's scratch (h may be any host, even an
+ * adopted one). */
+extern const char POLICY_HOST_CHECK_NO_MEMORY[];
 const char *policy_host_check(struct policy_host *h, const struct cluster_view *view,
                               const struct policy_decisions *out, uint32_t *bad);
 

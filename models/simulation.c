@@ -451,10 +451,11 @@ static int schedule_next_arrival(struct host *h)
         return 0;
     size_t i = h->next_arrival++;
     int32_t aux = h->opt->convention != SIM_CONVENTION_FLEETSIM ? AUX_PASS_AFTER : AUX_NONE;
-    if (!engine_schedule(&h->eng, h->w->jobs[i].submit_us, EVENT_CLASS_ARRIVAL, SIM_EV_ARRIVAL, (int64_t)i, aux))
+    sim_time at = h->w->jobs[i].submit_us;
+    if (at < engine_now(&h->eng))
         return err_set(h->err, NULL, 0, 0, "job '%lld' arrives before the previous one: sort the workload",
                        (long long)h->w->jobs[i].id);
-    return 0;
+    return engine_schedule(&h->eng, at, EVENT_CLASS_ARRIVAL, SIM_EV_ARRIVAL, (int64_t)i, aux) ? 0 : oom(h);
 }
 
 static void notify(struct host *h, int32_t kind, const struct policy_job *job, int64_t ran_us)

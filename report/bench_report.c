@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_doc.h"
 #include "report/summary.h"
 #include "sim/atomic_file.h"
 #include "sim/input_file.h"
@@ -73,8 +74,9 @@ double bench_jain_over_teams(const struct workload *w, const struct sim_result *
     size_t nt = (size_t)max_team + 1;
     double *sum = calloc(nt, sizeof *sum);
     size_t *cnt = calloc(nt, sizeof *cnt);
-    double jain = 1.0;
+    double jain = NAN; /* out of memory: no figure, not a perfect one */
     if (sum && cnt) {
+        jain = 1.0;
         for (size_t i = 0; i < w->n; i++) {
             const struct sim_job_result *jr = &r->jobs[i];
             int32_t t = w->jobs[i].team;
@@ -114,6 +116,8 @@ int bench_cell_measure(struct bench_cell *c, const struct workload *w, const str
     c->utilization = s.utilization;
     c->fairness = bench_jain_over_teams(w, r);
     c->preemptions = (double)r->stats.preemptions;
+    if (isnan(c->fairness))
+        return err_set(err, NULL, 0, 0, "out of memory");
     return 0;
 }
 
@@ -148,26 +152,29 @@ static const char *status_name(int32_t s)
 
 int bench_write_json(FILE *out, const char *suite, const struct bench_cell *cells, size_t n, struct err *err)
 {
+    int ok = 1;
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
         const struct bench_cell *c = &cells[i];
         json_t *o = json_pack("{s:s, s:s, s:s}", "policy", c->policy, "workload", c->workload, "status",
                               status_name(c->status));
         if (c->status == BENCH_CELL_OK) {
-            json_object_set_new(o, "jobs", json_integer((json_int_t)c->jobs));
+            json_put(o, "jobs", json_integer((json_int_t)c->jobs), &ok);
             for (size_t m = 0; m < bench_n_metrics; m++)
-                json_object_set_new(o, bench_metrics[m].key, json_real(bench_cell_metric(c, m)));
+                json_put(o, bench_metrics[m].key, json_real(bench_cell_metric(c, m)), &ok);
         } else {
-            json_object_set_new(o, "note", json_string(c->note));
+            json_put(o, "note", json_string(c->note), &ok);
         }
-        json_array_append_new(arr, o);
+        json_push(arr, o, &ok);
     }
-    json_t *root = json_pack("{s:{s:s, s:s, s:s}, s:o}", "meta", "tool", "fleetsim", "version",
-                             FLEETSIM_VERSION_STRING, "suite", suite, "cells", arr);
-    int rc = 0;
-    if (!root || json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) != 0)
-        rc = err_set(err, NULL, 0, 0, "cannot write the bench JSON");
-    fputc('\n', out);
+    json_t *root = NULL;
+    if (ok)
+        root = json_pack("{s:{s:s, s:s, s:s}, s:o}", "meta", "tool", "fleetsim", "version", FLEETSIM_VERSION_STRING,
+                         "suite", suite, "cells", arr);
+    else
+        json_decref(arr);
+    int rc = json_doc_write(out, root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12), "the bench JSON",
+                            err);
     json_decref(root);
     return rc;
 }

@@ -60,7 +60,7 @@ double bench_cell_metric(const struct bench_cell *c, size_t metric);
 
 /* Fills the metrics of c from a finished replay. Returns 0 or -1 (memory). */
 int bench_cell_measure(struct bench_cell *c, const struct workload *w, const struct sim_result *r, struct err *err);
-/* Jain's fairness index over teams (see above). */
+/* Jain's fairness index over teams (see above); NaN when memory ran out. */
 double bench_jain_over_teams(const struct workload *w, const struct sim_result *r);
 
 /* Markdown table, one row per cell in the given order. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/csv.h"
+#include "report/json_doc.h"
 #include "sim/atomic_file.h"
 #include "sim/units.h"
 
@@ -139,28 +140,16 @@ static json_t *band(const struct forecast_band *b)
                      num(b->p95));
 }
 
-static void set(json_t *obj, const char *key, json_t *v, int *ok)
-{
-    if (!obj || !v || json_object_set_new(obj, key, v) != 0)
-        *ok = 0;
-}
-
-static void push(json_t *arr, json_t *v, int *ok)
-{
-    if (!arr || !v || json_array_append_new(arr, v) != 0)
-        *ok = 0;
-}
-
 int forecast_data_recommendation(json_t *root, const struct forecast_digest *d)
 {
     int ok = 1;
     json_t *rec = json_array();
     for (size_t i = 0; i < d->n_lines; i++)
-        push(rec, json_string(d->lines[i]), &ok);
-    set(root, "recommendation", rec, &ok);
-    set(root, "action_needed", json_boolean(d->alarm), &ok);
+        json_push(rec, json_string(d->lines[i]), &ok);
+    json_put(root, "recommendation", rec, &ok);
+    json_put(root, "action_needed", json_boolean(d->alarm), &ok);
     if (d->next)
-        set(root, "next", json_string(d->next), &ok);
+        json_put(root, "next", json_string(d->next), &ok);
     return ok ? 0 : -1;
 }
 
@@ -174,52 +163,52 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
     const struct forecast_result *r = d->r;
     json_t *root = json_object();
     json_t *meta = json_object();
-    set(meta, "version", json_string(FLEETSIM_VERSION_STRING), ok);
-    set(meta, "kind", json_string("forecast"), ok);
-    set(meta, "format", json_integer(1), ok);
-    set(root, "meta", meta, ok);
+    json_put(meta, "version", json_string(FLEETSIM_VERSION_STRING), ok);
+    json_put(meta, "kind", json_string("forecast"), ok);
+    json_put(meta, "format", json_integer(1), ok);
+    json_put(root, "meta", meta, ok);
 
     json_t *sc = json_object();
-    set(sc, "name", str_or_null(d->scenario_name), ok);
+    json_put(sc, "name", str_or_null(d->scenario_name), ok);
     if (d->has_seed && d->seed <= (uint64_t)INT64_MAX)
-        set(sc, "seed", json_integer((json_int_t)d->seed), ok);
+        json_put(sc, "seed", json_integer((json_int_t)d->seed), ok);
     else if (d->has_seed) {
         char s[32];
         snprintf(s, sizeof s, "%llu", (unsigned long long)d->seed);
-        set(sc, "seed", json_string(s), ok);
+        json_put(sc, "seed", json_string(s), ok);
     } else
-        set(sc, "seed", json_null(), ok);
-    set(sc, "start_date", date_or_null(d, 0), ok);
-    set(root, "scenario", sc, ok);
+        json_put(sc, "seed", json_null(), ok);
+    json_put(sc, "start_date", date_or_null(d, 0), ok);
+    json_put(root, "scenario", sc, ok);
 
-    set(root, "replications",
+    json_put(root, "replications",
         json_pack("{s:I,s:I,s:b}", "requested", (json_int_t)r->replications, "completed", (json_int_t)r->completed,
                   "partial", r->partial || r->completed < r->replications),
         ok);
     json_t *hz = json_object();
-    set(hz, "period", json_string(r->period_name), ok);
-    set(hz, "period_s", seconds(r->period_us), ok);
-    set(hz, "periods", json_integer(d->n_periods), ok);
-    set(hz, "sample_s", seconds(r->sample_us), ok);
-    set(hz, "samples", json_integer(d->n_samples), ok);
-    set(hz, "start_s", seconds(r->start_us), ok);
-    set(hz, "length_s", r->horizon_us > 0 ? seconds(r->horizon_us) : json_null(), ok);
-    set(hz, "last_period_partial", json_boolean(r->last_period_partial), ok);
-    set(root, "horizon", hz, ok);
+    json_put(hz, "period", json_string(r->period_name), ok);
+    json_put(hz, "period_s", seconds(r->period_us), ok);
+    json_put(hz, "periods", json_integer(d->n_periods), ok);
+    json_put(hz, "sample_s", seconds(r->sample_us), ok);
+    json_put(hz, "samples", json_integer(d->n_samples), ok);
+    json_put(hz, "start_s", seconds(r->start_us), ok);
+    json_put(hz, "length_s", r->horizon_us > 0 ? seconds(r->horizon_us) : json_null(), ok);
+    json_put(hz, "last_period_partial", json_boolean(r->last_period_partial), ok);
+    json_put(root, "horizon", hz, ok);
 
     if (forecast_data_recommendation(root, d) != 0)
         *ok = 0;
 
     if (d->plan && d->plan->period_share && d->plan->slo)
         /* a plan's goal: all its SLOs, as written */
-        set(root, "slo", json_pack("{s:s,s:o}", "goal", d->plan->slo, "confidence", num(d->slo_confidence)), ok);
+        json_put(root, "slo", json_pack("{s:s,s:o}", "goal", d->plan->slo, "confidence", num(d->slo_confidence)), ok);
     else if (d->has_slo)
-        set(root, "slo",
+        json_put(root, "slo",
             json_pack("{s:s,s:o,s:o}", "metric", d->slo_metric, "threshold_s", num(d->slo_threshold_s), "confidence",
                       num(d->slo_confidence)),
             ok);
     else
-        set(root, "slo", json_null(), ok);
+        json_put(root, "slo", json_null(), ok);
 
     json_t *periods = json_array();
     for (uint32_t p = 0; p < d->n_periods; p++) {
@@ -227,85 +216,85 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
         char label[16];
         forecast_digest_period_label(d, p, label, sizeof label);
         sim_time t = forecast_digest_period_start(d, p);
-        set(po, "index", json_integer(p + 1), ok);
-        set(po, "label", json_string(label), ok);
-        set(po, "start_s", seconds(t), ok);
-        set(po, "start_date", date_or_null(d, t), ok);
-        set(po, "length_s", seconds(forecast_period_length_us(r, p)), ok);
-        set(po, "partial", json_boolean(r->last_period_partial && p + 1 == d->n_periods), ok);
+        json_put(po, "index", json_integer(p + 1), ok);
+        json_put(po, "label", json_string(label), ok);
+        json_put(po, "start_s", seconds(t), ok);
+        json_put(po, "start_date", date_or_null(d, t), ok);
+        json_put(po, "length_s", seconds(forecast_period_length_us(r, p)), ok);
+        json_put(po, "partial", json_boolean(r->last_period_partial && p + 1 == d->n_periods), ok);
         json_t *metrics = json_object();
         for (int m = 0; m < FM_COUNT; m++)
-            set(metrics, forecast_metric_name((enum forecast_metric)m),
+            json_put(metrics, forecast_metric_name((enum forecast_metric)m),
                 band(&d->period_bands[(size_t)p * FM_COUNT + m]), ok);
-        set(po, "metrics", metrics, ok);
+        json_put(po, "metrics", metrics, ok);
         json_t *teams = json_array();
         for (size_t t2 = 0; t2 < d->n_teams; t2++) {
             json_t *tb = band(&d->team_bands[(size_t)p * d->n_teams + t2]);
-            set(tb, "team", json_string(r->team_names[t2]), ok);
-            push(teams, tb, ok);
+            json_put(tb, "team", json_string(r->team_names[t2]), ok);
+            json_push(teams, tb, ok);
         }
-        set(po, "team_gpu_hours", teams, ok);
+        json_put(po, "team_gpu_hours", teams, ok);
         if (d->has_slo)
-            set(po, "slo_share", num(d->slo_share[p]), ok);
-        push(periods, po, ok);
+            json_put(po, "slo_share", num(d->slo_share[p]), ok);
+        json_push(periods, po, ok);
     }
-    set(root, "periods", periods, ok);
+    json_put(root, "periods", periods, ok);
 
     json_t *teams = json_array();
     for (size_t t = 0; t < d->n_teams; t++) {
         const struct team_waits *w = &d->waits[t];
         json_t *to = json_object();
-        set(to, "name", json_string(r->team_names[t]), ok);
-        set(to, "gpu_hours", band(&d->team_total[t]), ok);
-        set(to, "waits",
+        json_put(to, "name", json_string(r->team_names[t]), ok);
+        json_put(to, "gpu_hours", band(&d->team_total[t]), ok);
+        json_put(to, "waits",
             json_pack("{s:I,s:o,s:o,s:o,s:o}", "jobs", (json_int_t)w->n, "mean_s", num(w->mean_s), "p50_s",
                       num(w->p50_s), "p95_s", num(w->p95_s), "p99_s", num(w->p99_s)),
             ok);
-        push(teams, to, ok);
+        json_push(teams, to, ok);
     }
-    set(root, "teams", teams, ok);
+    json_put(root, "teams", teams, ok);
 
     json_t *cap = json_object();
-    set(cap, "initial_gpus", json_integer(d->initial_gpus), ok);
+    json_put(cap, "initial_gpus", json_integer(d->initial_gpus), ok);
     json_t *events = json_array();
     for (size_t i = 0; i < d->n_events; i++) {
         const struct timeline_event *e = &d->events[i];
         json_t *eo = json_object();
-        set(eo, "source", json_string(source_name(e->source)), ok);
-        set(eo, "node_type", json_string(e->node_type), ok);
-        set(eo, "count", json_integer(e->count), ok);
-        set(eo, "gpus", json_integer(e->gpus), ok);
-        set(eo, "order_s", seconds(e->order_us), ok);
-        set(eo, "order_date", date_or_null(d, e->order_us), ok);
-        set(eo, "ready_s", seconds(e->ready_us), ok);
-        set(eo, "ready_date", date_or_null(d, e->ready_us), ok);
-        set(eo, "cost_usd", num(e->cost_usd), ok);
-        push(events, eo, ok);
+        json_put(eo, "source", json_string(source_name(e->source)), ok);
+        json_put(eo, "node_type", json_string(e->node_type), ok);
+        json_put(eo, "count", json_integer(e->count), ok);
+        json_put(eo, "gpus", json_integer(e->gpus), ok);
+        json_put(eo, "order_s", seconds(e->order_us), ok);
+        json_put(eo, "order_date", date_or_null(d, e->order_us), ok);
+        json_put(eo, "ready_s", seconds(e->ready_us), ok);
+        json_put(eo, "ready_date", date_or_null(d, e->ready_us), ok);
+        json_put(eo, "cost_usd", num(e->cost_usd), ok);
+        json_push(events, eo, ok);
     }
-    set(cap, "events", events, ok);
-    set(root, "capacity", cap, ok);
+    json_put(cap, "events", events, ok);
+    json_put(root, "capacity", cap, ok);
 
     if (d->plan) {
         const struct plan_summary *pl = d->plan;
         json_t *plo = json_object();
-        set(plo, "met", json_boolean(pl->met), ok);
-        set(plo, "slo", str_or_null(pl->slo), ok);
-        set(plo, "reason", str_or_null(pl->reason), ok);
-        set(plo, "total_cost_usd", num(pl->total_cost_usd), ok);
+        json_put(plo, "met", json_boolean(pl->met), ok);
+        json_put(plo, "slo", str_or_null(pl->slo), ok);
+        json_put(plo, "reason", str_or_null(pl->reason), ok);
+        json_put(plo, "total_cost_usd", num(pl->total_cost_usd), ok);
         json_t *orders = json_array();
         for (size_t i = 0; i < pl->n_orders; i++) {
             const struct plan_order *o = &pl->orders[i];
             json_t *oo = json_object();
-            set(oo, "node_type", json_string(o->node_type), ok);
-            set(oo, "count", json_integer(o->count), ok);
-            set(oo, "cost_usd", num(o->cost_usd), ok);
-            set(oo, "date_s", seconds(o->date_us), ok);
-            set(oo, "date", date_or_null(d, o->date_us), ok);
-            set(oo, "ready_s", o->ready_us >= 0 ? seconds(o->ready_us) : json_null(), ok);
-            set(oo, "ready_date", o->ready_us >= 0 ? date_or_null(d, o->ready_us) : json_null(), ok);
-            push(orders, oo, ok);
+            json_put(oo, "node_type", json_string(o->node_type), ok);
+            json_put(oo, "count", json_integer(o->count), ok);
+            json_put(oo, "cost_usd", num(o->cost_usd), ok);
+            json_put(oo, "date_s", seconds(o->date_us), ok);
+            json_put(oo, "date", date_or_null(d, o->date_us), ok);
+            json_put(oo, "ready_s", o->ready_us >= 0 ? seconds(o->ready_us) : json_null(), ok);
+            json_put(oo, "ready_date", o->ready_us >= 0 ? date_or_null(d, o->ready_us) : json_null(), ok);
+            json_push(orders, oo, ok);
         }
-        set(plo, "orders", orders, ok);
+        json_put(plo, "orders", orders, ok);
         /* when the last order is in service: the plan is complete then */
         sim_time ready = -1;
         for (size_t i = 0; i < pl->n_orders; i++) {
@@ -313,13 +302,13 @@ static json_t *build_json(const struct forecast_digest *d, int *ok)
             if (at > ready)
                 ready = at;
         }
-        set(plo, "ready_s", ready >= 0 ? seconds(ready) : json_null(), ok);
-        set(plo, "ready_date", ready >= 0 ? date_or_null(d, ready) : json_null(), ok);
-        set(plo, "policy", str_or_null(pl->policy), ok);
-        set(plo, "instead_of", str_or_null(pl->instead_of), ok);
-        set(root, "plan", plo, ok);
+        json_put(plo, "ready_s", ready >= 0 ? seconds(ready) : json_null(), ok);
+        json_put(plo, "ready_date", ready >= 0 ? date_or_null(d, ready) : json_null(), ok);
+        json_put(plo, "policy", str_or_null(pl->policy), ok);
+        json_put(plo, "instead_of", str_or_null(pl->instead_of), ok);
+        json_put(root, "plan", plo, ok);
     } else {
-        set(root, "plan", json_null(), ok);
+        json_put(root, "plan", json_null(), ok);
     }
     return root;
 }
@@ -337,14 +326,11 @@ static int write_json(const char *dir, const struct forecast_digest *d, struct e
         json_decref(root);
         return -1;
     }
-    errno = 0;
-    int rc = json_dumpf(root, f.fp, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    int rc = json_doc_write(f.fp, root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10), f.path, err);
     json_decref(root);
-    fputc('\n', f.fp);
     if (rc != 0) {
-        int saved = errno;
         atomic_file_abort(&f);
-        return err_set(err, f.path, 0, 0, "cannot write: %s", saved ? strerror(saved) : "json encoding failed");
+        return -1;
     }
     return atomic_file_commit(&f, err);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_doc.h"
 #include "sim/atomic_file.h"
 #include "sim/buffers.h"
 #include "sim/units.h"
@@ -182,19 +183,23 @@ int summary_write_json(FILE *out, const struct replay_summary *s, const char *tr
         "bsld_mean", s->bsld_mean, "max_queue_len", (json_int_t)s->max_queue_len,
         "engine", "events", (json_int_t)s->events, "passes", (json_int_t)s->passes);
     if (!root)
-        return err_set(err, NULL, 0, 0, "cannot build the JSON summary");
+        return err_set(err, NULL, 0, 0, "cannot build the JSON summary (out of memory, or a figure not finite)");
+    int ok = 1;
     if (s->has_failures)
-        json_object_set_new(root, "failures",
-                            json_pack("{s:I, s:I, s:f, s:f, s:f}", "count", (json_int_t)s->failures, "interruptions",
-                                      (json_int_t)s->interruptions, "lost_gpu_hours", s->lost_gpu_hours, "goodput",
-                                      s->goodput, "node_availability", s->availability));
+        json_put(root, "failures",
+                 json_pack("{s:I, s:I, s:f, s:f, s:f}", "count", (json_int_t)s->failures, "interruptions",
+                           (json_int_t)s->interruptions, "lost_gpu_hours", s->lost_gpu_hours, "goodput", s->goodput,
+                           "node_availability", s->availability),
+                 &ok);
     if (s->deliveries || s->retirements)
-        json_object_set_new(root, "capacity", json_pack("{s:I, s:I}", "deliveries", (json_int_t)s->deliveries,
-                                                        "retirements", (json_int_t)s->retirements));
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+        json_put(root, "capacity",
+                 json_pack("{s:I, s:I}", "deliveries", (json_int_t)s->deliveries, "retirements",
+                           (json_int_t)s->retirements),
+                 &ok);
+    int rc = json_doc_write(out, ok ? root : NULL, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10),
+                            "the JSON summary", err);
     json_decref(root);
-    fputc('\n', out);
-    return rc == 0 ? 0 : err_set(err, NULL, 0, 0, "cannot write the JSON summary");
+    return rc;
 }
 
 const char *summary_outcome_name(int32_t outcome)

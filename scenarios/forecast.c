@@ -490,49 +490,84 @@ static struct forecast_band band_of(double *x, size_t n)
     return b;
 }
 
+/* The band of one figure over the completed replications (pick reads it
+ * from one). Up to 256 replications need no allocation; past that, when
+ * memory runs out, the band is NaN: a JSON writer then fails as out of
+ * memory, and no table shows a plausible 0. */
+static struct forecast_band band_over(const struct forecast_result *r,
+                                      double (*pick)(const struct forecast_replication *, const void *),
+                                      const void *arg)
+{
+    enum { ON_STACK = 256 };
+    double small[ON_STACK];
+    size_t n = r->completed;
+    double *x = n <= ON_STACK ? small : malloc(n * sizeof *x);
+    if (!x)
+        return (struct forecast_band){NAN, NAN, NAN, NAN, NAN, NAN};
+    for (size_t i = 0; i < n; i++)
+        x[i] = pick(&r->reps[i], arg);
+    struct forecast_band b = band_of(x, n);
+    if (x != small)
+        free(x);
+    return b;
+}
+
+struct period_pick {
+    uint32_t period;
+    enum forecast_metric m;
+    size_t team;
+};
+
+static double pick_period_metric(const struct forecast_replication *rep, const void *arg)
+{
+    const struct period_pick *k = arg;
+    return forecast_period_metric(&rep->periods[k->period], k->m);
+}
+
+static double pick_team_gpu_hours(const struct forecast_replication *rep, const void *arg)
+{
+    const struct period_pick *k = arg;
+    return rep->periods[k->period].team_gpu_hours[k->team];
+}
+
+static double pick_team_wait(const struct forecast_replication *rep, const void *arg)
+{
+    const struct period_pick *k = arg;
+    return forecast_team_wait_metric(&rep->periods[k->period], k->team, k->m);
+}
+
+struct sample_pick {
+    uint32_t sample;
+    size_t field;
+};
+
+static double pick_sample(const struct forecast_replication *rep, const void *arg)
+{
+    const struct sample_pick *k = arg;
+    const struct forecast_sample *s = &rep->samples[k->sample];
+    return k->field == 0   ? s->capacity_gpus
+           : k->field == 1 ? s->in_use_gpus
+           : k->field == 2 ? s->backlog_gpus
+           : k->field == 3 ? s->queue_jobs
+                           : s->offered_gpus;
+}
+
 struct forecast_band forecast_band_of(const struct forecast_result *r, uint32_t period, enum forecast_metric m)
 {
-    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0, 0, 0};
-    if (!x)
-        return b;
-    for (uint32_t i = 0; i < r->completed; i++)
-        x[i] = forecast_period_metric(&r->reps[i].periods[period], m);
-    b = band_of(x, r->completed);
-    free(x);
-    return b;
+    struct period_pick k = {period, m, 0};
+    return band_over(r, pick_period_metric, &k);
 }
 
 struct forecast_band forecast_band_team(const struct forecast_result *r, uint32_t period, size_t team)
 {
-    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0, 0, 0};
-    if (!x)
-        return b;
-    for (uint32_t i = 0; i < r->completed; i++)
-        x[i] = r->reps[i].periods[period].team_gpu_hours[team];
-    b = band_of(x, r->completed);
-    free(x);
-    return b;
+    struct period_pick k = {period, FM_COUNT, team};
+    return band_over(r, pick_team_gpu_hours, &k);
 }
 
 struct forecast_band forecast_band_sample(const struct forecast_result *r, uint32_t sample, size_t field)
 {
-    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0, 0, 0};
-    if (!x)
-        return b;
-    for (uint32_t i = 0; i < r->completed; i++) {
-        const struct forecast_sample *s = &r->reps[i].samples[sample];
-        x[i] = field == 0   ? s->capacity_gpus
-               : field == 1 ? s->in_use_gpus
-               : field == 2 ? s->backlog_gpus
-               : field == 3 ? s->queue_jobs
-                            : s->offered_gpus;
-    }
-    b = band_of(x, r->completed);
-    free(x);
-    return b;
+    struct sample_pick k = {sample, field};
+    return band_over(r, pick_sample, &k);
 }
 
 double forecast_team_wait_metric(const struct forecast_period *p, size_t team, enum forecast_metric m)
@@ -547,13 +582,6 @@ double forecast_team_wait_metric(const struct forecast_period *p, size_t team, e
 struct forecast_band forecast_band_team_wait(const struct forecast_result *r, uint32_t period, size_t team,
                                              enum forecast_metric m)
 {
-    double *x = malloc((r->completed ? r->completed : 1) * sizeof *x);
-    struct forecast_band b = {0, 0, 0, 0, 0, 0};
-    if (!x)
-        return b;
-    for (uint32_t i = 0; i < r->completed; i++)
-        x[i] = forecast_team_wait_metric(&r->reps[i].periods[period], team, m);
-    b = band_of(x, r->completed);
-    free(x);
-    return b;
+    struct period_pick k = {period, m, team};
+    return band_over(r, pick_team_wait, &k);
 }

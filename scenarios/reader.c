@@ -42,9 +42,16 @@ void reader_warning(struct reader *r, const yaml_node_t *at, const char *fmt, ..
 
 /* ---- the document ---- */
 
+/* Whether libyaml failed for want of memory: it says so, or, where its
+ * loader's own copies fail (a tag, an anchor), it says nothing at all. */
+static int yaml_out_of_memory(const yaml_parser_t *parser)
+{
+    return parser->error == YAML_MEMORY_ERROR || parser->error == YAML_NO_ERROR;
+}
+
 /* Parses events only, as far as the nesting stays under READER_MAX_DEPTH.
- * Returns 0, or -1 with the error reported (too deep); a syntax error is
- * left for the loader to report with its context. */
+ * Returns 0, or -1 with the error reported (too deep, or out of memory); a
+ * syntax error is left for the loader to report with its context. */
 static int reader_check_depth(const char *file, const char *data, size_t len, struct diag_list *diags)
 {
     yaml_parser_t parser;
@@ -54,8 +61,13 @@ static int reader_check_depth(const char *file, const char *data, size_t len, st
     int depth = 0, rc = 0;
     for (;;) {
         yaml_event_t ev;
-        if (!yaml_parser_parse(&parser, &ev))
+        if (!yaml_parser_parse(&parser, &ev)) {
+            if (yaml_out_of_memory(&parser)) { /* unchecked depth: no loading */
+                diag_add(diags, DIAG_ERROR, file, 0, 0, "out of memory reading '%s'", file);
+                rc = -1;
+            }
             break;
+        }
         yaml_event_type_t type = ev.type;
         if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
             if (++depth > READER_MAX_DEPTH) {
@@ -91,7 +103,11 @@ int reader_open(struct reader *r, const char *file, const char *data, size_t len
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
     int ok = yaml_parser_load(&parser, &r->doc);
-    if (!ok) {
+    if (!ok && yaml_out_of_memory(&parser)) {
+        /* not the file's fault: no position, and nothing said of its syntax */
+        diag_add(diags, DIAG_ERROR, file, 0, 0, "out of memory reading '%s'", file);
+        r->errors++;
+    } else if (!ok) {
         /* libyaml says what it was parsing and where that began: keep both */
         char ctx[128] = "";
         if (parser.context)

@@ -58,7 +58,7 @@ static int atomic_file_resolve(struct atomic_file *f, const char *path, int *mod
         }
         char *real = realpath(path, NULL);
         if (!real)
-            return err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+            return atomic_file_write_error(err, path, errno);
         if (atomic_file_special_path(real) || strlen(real) >= sizeof f->path) {
             free(real);
             f->in_place = 1;
@@ -68,6 +68,13 @@ static int atomic_file_resolve(struct atomic_file *f, const char *path, int *mod
         free(real);
     }
     return 0;
+}
+
+int atomic_file_write_error(struct err *err, const char *path, int e)
+{
+    if (e == ENOMEM)
+        return err_set(err, path, 0, 0, "out of memory writing '%s'", path);
+    return err_set(err, path, 0, 0, "cannot write: %s", strerror(e ? e : EIO));
 }
 
 /* The temporary file beside f->path, created empty: a descriptor, or -1
@@ -82,7 +89,7 @@ static int atomic_file_create_tmp(struct atomic_file *f, const char *path, struc
             break;
     }
     if (fd < 0)
-        err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+        atomic_file_write_error(err, path, errno);
     return fd;
 }
 
@@ -96,7 +103,7 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
          * a device or FIFO is opened for writing as it is. */
         f->fp = fopen(path, "wb");
         if (!f->fp)
-            return err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+            return atomic_file_write_error(err, path, errno);
         return 0;
     }
     int fd = atomic_file_create_tmp(f, path, err);
@@ -109,7 +116,7 @@ int atomic_file_open(struct atomic_file *f, const char *path, struct err *err)
         int saved = errno;
         close(fd);
         remove(f->tmp);
-        return err_set(err, path, 0, 0, "cannot write: %s", strerror(saved));
+        return atomic_file_write_error(err, path, saved);
     }
     return 0;
 }
@@ -121,7 +128,7 @@ int atomic_file_probe(const char *path, struct err *err)
     if (atomic_file_resolve(&f, path, &mode, err) != 0)
         return -1;
     if (f.in_place) /* opening would truncate what a shell redirected, or wait for a FIFO's reader */
-        return access(path, W_OK) == 0 ? 0 : err_set(err, path, 0, 0, "cannot write: %s", strerror(errno));
+        return access(path, W_OK) == 0 ? 0 : atomic_file_write_error(err, path, errno);
     int fd = atomic_file_create_tmp(&f, path, err);
     if (fd < 0)
         return -1;
@@ -176,7 +183,7 @@ int atomic_file_commit(struct atomic_file *f, struct err *err)
     if (failed) {
         if (!f->in_place)
             remove(f->tmp);
-        return err_set(err, f->path, 0, 0, "cannot write: %s", strerror(saved ? saved : EIO));
+        return atomic_file_write_error(err, f->path, saved ? saved : EIO);
     }
     if (!f->in_place)
         atomic_file_sync_parent(f->path);

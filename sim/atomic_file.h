@@ -49,6 +49,10 @@ int atomic_file_probe(const char *path, struct err *err);
 int atomic_file_commit(struct atomic_file *f, struct err *err);
 /* Leaves PATH as it was (a file written in place keeps what was written). */
 void atomic_file_abort(struct atomic_file *f);
+/* Sets err for a write of path that failed with errno e (0: EIO), as
+ * "cannot write: reason", or "out of memory writing 'path'" for ENOMEM
+ * (stdio's buffers): not the disk's fault. Returns -1. */
+int atomic_file_write_error(struct err *err, const char *path, int e);
 
 /* Returns 0 when output is not the regular file input names (either may not
  * exist; "-" as input is standard input), else -1 with err: "OUTPUT: error:

@@ -27,6 +27,7 @@ run_group sh tests/cli_test.sh
 run_group sh tests/policy/run.sh
 run_group sh tests/bench/suite_test.sh
 run_group sh tests/bad/run.sh
+run_group sh tests/oom/run.sh
 run_group sh tests/traces/run.sh
 run_group sh tests/report/run.sh
 run_group sh tests/planner/run.sh

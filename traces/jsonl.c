@@ -646,7 +646,7 @@ static int jsonl_write_file(const char *path, const struct workload *w, struct e
     if (jsonl_put_all(f.fp, w) != 0) {
         int saved = errno;
         atomic_file_abort(&f);
-        return err_set(err, path, 0, 0, "cannot write: %s", strerror(saved ? saved : EIO));
+        return atomic_file_write_error(err, path, saved);
     }
     return atomic_file_commit(&f, err);
 }
