@@ -77,31 +77,35 @@ static int encode(const struct forecast_result *shape, const struct forecast_rep
     return rc ? -1 : 0;
 }
 
+enum { DECODE_BAD = -1, DECODE_NO_MEMORY = -2 };
+
+/* Returns 0, DECODE_BAD (the numbers are not a replication of shape) or
+ * DECODE_NO_MEMORY. */
 static int decode(const struct forecast_result *shape, const double *v, size_t n, struct forecast_replication *rep)
 {
     size_t at = 0, need = (size_t)shape->n_periods * (FM_COUNT + 6 * shape->n_teams) +
                           (size_t)shape->n_samples * FORECAST_SAMPLE_FIELDS + shape->n_teams;
     if (n < need)
-        return -1;
+        return DECODE_BAD;
     memset(rep, 0, sizeof *rep);
     rep->periods = calloc(shape->n_periods, sizeof *rep->periods);
     rep->samples = calloc(shape->n_samples + 1, sizeof *rep->samples);
     rep->team_n_waits = calloc(shape->n_teams, sizeof *rep->team_n_waits);
     rep->team_offset = calloc(shape->n_teams + 1, sizeof *rep->team_offset);
     if (!rep->periods || !rep->samples || !rep->team_n_waits || !rep->team_offset)
-        return -1;
+        return DECODE_NO_MEMORY;
     for (uint32_t p = 0; p < shape->n_periods; p++) {
         struct forecast_period *fp = &rep->periods[p];
         for (int k = 0; k < FM_COUNT; k++)
             *forecast_period_field(fp, (enum forecast_metric)k) = v[at++];
         fp->team_gpu_hours = calloc(shape->n_teams, sizeof *fp->team_gpu_hours);
         if (!fp->team_gpu_hours)
-            return -1;
+            return DECODE_NO_MEMORY;
         for (size_t t = 0; t < shape->n_teams; t++)
             fp->team_gpu_hours[t] = v[at++];
         fp->team_wait = calloc(shape->n_teams, sizeof *fp->team_wait);
         if (!fp->team_wait)
-            return -1;
+            return DECODE_NO_MEMORY;
         for (size_t t = 0; t < shape->n_teams; t++) {
             fp->team_wait[t] = (struct forecast_wait){v[at], v[at + 1], v[at + 2], v[at + 3], v[at + 4]};
             at += 5;
@@ -119,10 +123,10 @@ static int decode(const struct forecast_result *shape, const double *v, size_t n
     }
     rep->team_offset[shape->n_teams] = total;
     if (n - at != total)
-        return -1;
+        return DECODE_BAD;
     rep->team_waits_s = malloc((total + 1) * sizeof *rep->team_waits_s);
     if (!rep->team_waits_s)
-        return -1;
+        return DECODE_NO_MEMORY;
     memcpy(rep->team_waits_s, v + at, total * sizeof *v);
     return 0;
 }
@@ -164,8 +168,9 @@ static int work(const struct scenario *s, uint32_t r, const char *policy, const 
 enum { COLLECT_OK = 0, COLLECT_SAID = -1, COLLECT_BAD = -2 };
 
 /* Puts replication `slot`'s message into r. A worker's error is printed
- * (COLLECT_SAID); a message that is neither is COLLECT_BAD, for the caller
- * to word. The one way a result comes back, from a pipe or from Slurm. */
+ * (COLLECT_SAID), and so is memory running out here; a message that is
+ * neither is COLLECT_BAD, for the caller to word. The one way a result
+ * comes back, from a pipe or from Slurm. */
 static int collect(struct forecast_result *r, uint32_t slot, const char *msg, size_t len, int say)
 {
     if (len > 1 && msg[0] == 'E') {
@@ -177,16 +182,20 @@ static int collect(struct forecast_result *r, uint32_t slot, const char *msg, si
         return COLLECT_BAD;
     size_t nd = (len - 1) / sizeof(double);
     double *v = malloc((nd + 1) * sizeof *v); /* aligned for the doubles */
-    if (!v)
-        return COLLECT_BAD;
-    memcpy(v, msg + 1, nd * sizeof *v);
-    int rc = decode(r, v, nd, &r->reps[slot]);
-    free(v);
-    if (rc != 0) {
-        forecast_replication_release(&r->reps[slot], r->n_periods);
-        return COLLECT_BAD;
+    int rc = DECODE_NO_MEMORY;
+    if (v) {
+        memcpy(v, msg + 1, nd * sizeof *v);
+        rc = decode(r, v, nd, &r->reps[slot]);
+        free(v);
+        if (rc != 0)
+            forecast_replication_release(&r->reps[slot], r->n_periods);
     }
-    return COLLECT_OK;
+    if (rc == DECODE_NO_MEMORY) {
+        if (say)
+            cli_error("replication %u: out of memory collecting its result", slot);
+        return COLLECT_SAID;
+    }
+    return rc == 0 ? COLLECT_OK : COLLECT_BAD;
 }
 
 struct worker {
@@ -195,6 +204,7 @@ struct worker {
     uint32_t rep;
     char *buf;
     size_t len, cap;
+    int no_memory; /* its message could not be held whole */
 };
 
 static int worker_read(struct worker *w)
@@ -202,8 +212,10 @@ static int worker_read(struct worker *w)
     if (w->len == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 65536;
         char *buf = realloc(w->buf, cap);
-        if (!buf)
+        if (!buf) {
+            w->no_memory = 1;
             return -1;
+        }
         w->buf = buf;
         w->cap = cap;
     }
@@ -287,7 +299,7 @@ static int run_local(const struct scenario *s, const struct forecast_run_options
                 _exit(status);
             }
             close(fds[1]);
-            ws[k] = (struct worker){pid, fds[0], next++, NULL, 0, 0};
+            ws[k] = (struct worker){pid, fds[0], next++, NULL, 0, 0, 0};
             running++;
         }
         int n = 0;
@@ -317,7 +329,11 @@ static int run_local(const struct scenario *s, const struct forecast_run_options
             int status = 0;
             waitpid(w->pid, &status, 0);
             running--;
-            int got = collect(r, w->rep, w->buf, w->len, !interrupted);
+            int got = COLLECT_SAID;
+            if (!w->no_memory)
+                got = collect(r, w->rep, w->buf, w->len, !interrupted);
+            else if (!interrupted)
+                cli_error("replication %u: out of memory reading its result", w->rep);
             if (got == COLLECT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
                 ok[w->rep] = 1;
                 done++;

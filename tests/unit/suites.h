@@ -32,11 +32,12 @@ void suite_radix_sort(void);
 void suite_length_bounds(void);
 void suite_summary(void);
 void suite_buffers(void);
+void suite_json_doc(void);
 
 static void (*const test_suites[])(void) = {
     suite_pcg32, suite_engine, suite_policies, suite_policy_library, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_forecast, suite_units,
     suite_scenario, suite_synth, suite_fit, suite_sacct, suite_plan, suite_gputrace, suite_atomic_file, suite_gpu_share, suite_contention, suite_profile, suite_profile_tiny_blocks, suite_child, suite_shape, suite_placement_index, suite_queue_index, suite_promises,
-    suite_radix_sort, suite_length_bounds, suite_summary, suite_buffers,
+    suite_radix_sort, suite_length_bounds, suite_summary, suite_buffers, suite_json_doc,
 };
 
 #endif
