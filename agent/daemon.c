@@ -431,6 +431,10 @@ static void settle(struct daemon *d, struct agent_job *j, int64_t noticed_us)
         if (!store_trouble(d, &err) || !d->store_bad_logged_settle)
             log_err("cannot record a job's end; will retry", &err);
         d->store_bad_logged_settle = d->store_bad;
+        /* the end found now stays the end, however long the store is down
+         * (note_ended keeps it): the GPUs stay held, but the job had ended */
+        if (j->end_us >= 0 && !back_to_queue)
+            j->ended_us = j->end_us;
         j->state = saved.state;
         j->attempts = saved.attempts;
         j->preemptions = saved.preemptions;
@@ -474,7 +478,7 @@ static void settle(struct daemon *d, struct agent_job *j, int64_t noticed_us)
         if (j->preempting)
             scheduler_observe(&d->sched, POLICY_EVENT_PREEMPTED, j->end_us, j, j->end_us - j->start_us);
         j->preempting = 0;
-        j->end_us = -1;
+        j->end_us = j->ended_us = -1;
         free(j->gpu_idx);
         j->gpu_idx = NULL;
         j->n_gpu_idx = 0;
@@ -1718,7 +1722,8 @@ static void note_ended(struct daemon *d, struct agent_job *j)
         d->cap_ended = c;
     }
     j->ended = 1;
-    j->ended_us = now_us();
+    if (j->ended_us < 0) /* not a settle the store refused before */
+        j->ended_us = now_us();
     d->ended[d->n_ended++] = j;
 }
 

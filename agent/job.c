@@ -11,7 +11,7 @@ struct agent_job *job_new(void)
     struct agent_job *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
-    j->start_us = j->end_us = j->first_start_us = -1;
+    j->start_us = j->end_us = j->first_start_us = j->ended_us = -1;
     j->reserved_us = -1;
     j->cpu_us = j->mem_peak_bytes = -1;
     j->exit_code = -1;

@@ -57,7 +57,8 @@ struct agent_job {
     int is_child;       /* the supervisor is our child: SIGCHLD tells */
     int32_t user_index, team_index;
     int ended;        /* its supervisor is gone; settled at ended_us's instant */
-    int64_t ended_us; /* when the agent learnt of the end: the trace's end */
+    int64_t ended_us; /* when the agent learnt of the end: the trace's end; kept
+                       * while the store refuses the settle, -1 before */
 };
 
 struct agent_job *job_new(void);

@@ -90,8 +90,7 @@ int cli_check_output(const char *output, const char *input, const char *other_in
         return cli_fail(&err, CLI_USAGE);
     }
     if (strcmp(output, "-") != 0 && atomic_file_probe(output, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     return CLI_OK;
 }

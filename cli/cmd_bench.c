@@ -648,8 +648,7 @@ int cmd_bench(int argc, char **argv)
                 s.n_policies, s.n_workloads, now_s() - t0, (long long)a.jobs);
     if (a.json) {
         if (bench_write_json(stdout, a.suite, cells, n, &err) != 0) {
-            cli_print_err(&err);
-            rc = CLI_IO;
+            rc = cli_fail(&err, CLI_IO);
             goto done;
         }
     } else {
@@ -659,8 +658,7 @@ int cmd_bench(int argc, char **argv)
     if (a.baseline)
         rc = gate(&a, cells, n, &regs, &n_regs);
     if (a.junit && bench_write_junit(a.junit, a.suite, cells, n, regs, n_regs, &err) != 0) {
-        cli_print_err(&err);
-        rc = CLI_IO;
+        rc = cli_fail(&err, CLI_IO);
     }
     for (size_t i = 0; i < n && (rc == CLI_OK || rc == CLI_GATE); i++) {
         if (cells[i].status == BENCH_CELL_FAILED) {

@@ -436,8 +436,7 @@ static int write_yaml(const struct fit_args *a, const struct fit_result *r)
     }
     struct atomic_file f;
     if (atomic_file_open(&f, a->output, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     if (fit_write_yaml(f.fp, r, a->trace) != 0) {
         int saved = errno;
@@ -446,8 +445,7 @@ static int write_yaml(const struct fit_args *a, const struct fit_result *r)
         return CLI_IO;
     }
     if (atomic_file_commit(&f, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     if (!a->quiet)
         fprintf(stderr, "fleetsim: wrote the workload of %zu groups to %s\n", r->spec.n_teams, a->output);

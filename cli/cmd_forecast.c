@@ -430,8 +430,7 @@ static int write_report(const char *dir, const struct forecast_result *r, const 
     err_clear(&err);
     memset(&st, 0, sizeof st);
     if (forecast_report_write(dir, r, plan, &st, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     if (!quiet && st.gnuplot_missing)
         cli_warning("gnuplot not found: wrote the data, scripts and an HTML report with tables but no charts "
@@ -1027,8 +1026,7 @@ static int write_compare_reports(const struct planner_args *a, const struct vari
     struct err err;
     err_clear(&err);
     if (atomic_file_open(&f, path, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     fputs("variant,name,period", f.fp);
     for (int m = 0; m < FM_COUNT; m++)
@@ -1046,8 +1044,7 @@ static int write_compare_reports(const struct planner_args *a, const struct vari
         }
     }
     if (atomic_file_commit(&f, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     if (!a->quiet)
         fprintf(stderr, "fleetsim: comparison written to %s (compare.csv, variant-*/index.html)\n", a->report_dir);

@@ -125,8 +125,7 @@ static int describe_plugin(const char *path)
     if (colon)
         colon[3] = '\0';
     if (policy_plugin_open(&pl, file, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     char text[POLICY_TEXT_MAX];
     printf("plugin       %s\n", file);

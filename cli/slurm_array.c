@@ -628,8 +628,7 @@ int slurm_array_task(const char *dir, uint32_t index, slurm_task_fn fn)
     free(spec);
     /* a failed task's message goes in place too: the command shows it */
     if (atomic_file_commit(&f, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     return status;
 }
@@ -642,8 +641,7 @@ int slurm_array_merge(const char *dir, uint32_t count)
     struct err err;
     err_clear(&err);
     if (atomic_file_open(&f, path, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     fprintf(f.fp, "fleetsim-merged 1 %u\n", count);
     for (uint32_t i = 0; i < count; i++) {
@@ -664,8 +662,7 @@ int slurm_array_merge(const char *dir, uint32_t count)
         free(data);
     }
     if (atomic_file_commit(&f, &err) != 0) {
-        cli_print_err(&err);
-        return CLI_IO;
+        return cli_fail(&err, CLI_IO);
     }
     return CLI_OK;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/atomic_file.h"
+
 /* (set_new and append_new release v themselves when they fail) */
 void json_put(json_t *obj, const char *key, json_t *v, int *ok)
 {
@@ -65,7 +67,5 @@ int json_doc_write(FILE *out, const json_t *root, size_t flags, const char *what
     errno = 0;
     int rc = fwrite(e.text, 1, e.n + 1, out) == e.n + 1 ? 0 : -1;
     free(e.text);
-    if (rc != 0)
-        return err_set(err, NULL, 0, 0, "cannot write '%s': %s", what, errno ? strerror(errno) : "write failed");
-    return 0;
+    return rc == 0 ? 0 : atomic_file_write_error(err, what, errno);
 }

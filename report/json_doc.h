@@ -19,8 +19,9 @@ void json_put(json_t *obj, const char *key, json_t *v, int *ok);
 /* Appends v to arr, taking v; *ok = 0 as json_put. */
 void json_push(json_t *arr, json_t *v, int *ok);
 /* Writes root (not taken; NULL means it could not be built) encoded with
- * flags, then a newline, to out. Returns 0, or -1 with err set: "out of
- * memory" (nothing written), or "cannot write 'what': reason". */
+ * flags, then a newline, to out, which is the file `what`. Returns 0, or -1
+ * with err set: "out of memory" (nothing written), or as
+ * atomic_file_write_error words a failed write of `what`. */
 int json_doc_write(FILE *out, const json_t *root, size_t flags, const char *what, struct err *err);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,12 @@ void summary_write_text(FILE *out, const struct replay_summary *s, const char *t
 int summary_write_json(FILE *out, const struct replay_summary *s, const char *trace, const char *policy,
                        const char *convention, uint32_t nodes, int32_t slots_per_node, struct err *err)
 {
+    /* jansson refuses NaN and infinities: say which, not "out of memory" */
+    const double figures[] = {s->makespan_s, s->utilization, s->wait_mean_s, s->wait_p50_s, s->wait_p95_s,
+                              s->wait_p99_s, s->bsld_mean, s->lost_gpu_hours, s->goodput, s->availability};
+    for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
+        if (!isfinite(figures[k]))
+            return err_set(err, NULL, 0, 0, "internal error: figure %zu of the JSON summary is not finite", k);
     json_t *root = json_pack(
         "{s:{s:s, s:s}, s:s, s:s, s:s, s:{s:I, s:I, s:I},"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
@@ -183,7 +190,7 @@ int summary_write_json(FILE *out, const struct replay_summary *s, const char *tr
         "bsld_mean", s->bsld_mean, "max_queue_len", (json_int_t)s->max_queue_len,
         "engine", "events", (json_int_t)s->events, "passes", (json_int_t)s->passes);
     if (!root)
-        return err_set(err, NULL, 0, 0, "cannot build the JSON summary (out of memory, or a figure not finite)");
+        return err_set(err, NULL, 0, 0, "out of memory");
     int ok = 1;
     if (s->has_failures)
         json_put(root, "failures",

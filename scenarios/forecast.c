@@ -104,7 +104,8 @@ int forecast_result_init(struct forecast_result *r, const struct scenario *s, ui
     r->n_teams = s->workload.n_teams + (s->workload.base_trace || s->workload.n_teams == 0 ? 1 : 0);
     r->team_names = calloc(r->n_teams, sizeof *r->team_names);
     r->reps = calloc(replications ? replications : 1, sizeof *r->reps);
-    if (!r->team_names || !r->reps)
+    r->band_scratch = malloc((replications ? replications : 1) * sizeof *r->band_scratch);
+    if (!r->team_names || !r->reps || !r->band_scratch)
         return err_set(err, s->path, 0, 0, "out of memory");
     for (size_t t = 0; t < r->n_teams; t++) {
         const char *name = t < s->workload.n_teams ? s->workload.teams[t].name : "(trace)";
@@ -141,6 +142,7 @@ void forecast_result_release(struct forecast_result *r)
         free(r->team_names[t]);
     free(r->team_names);
     free(r->reps);
+    free(r->band_scratch);
     memset(r, 0, sizeof *r);
 }
 
@@ -491,9 +493,10 @@ static struct forecast_band band_of(double *x, size_t n)
 }
 
 /* The band of one figure over the completed replications (pick reads it
- * from one). Up to 256 replications need no allocation; past that, when
- * memory runs out, the band is NaN: a JSON writer then fails as out of
- * memory, and no table shows a plausible 0. */
+ * from one), sorted in the result's scratch: a band that allocated read 0
+ * when memory ran out, and a forecast reported waits of 0 as a success. A
+ * result made by hand (tests) has no scratch: up to 256 replications use
+ * the stack, more a block of their own, and NaN if that fails. */
 static struct forecast_band band_over(const struct forecast_result *r,
                                       double (*pick)(const struct forecast_replication *, const void *),
                                       const void *arg)
@@ -501,13 +504,15 @@ static struct forecast_band band_over(const struct forecast_result *r,
     enum { ON_STACK = 256 };
     double small[ON_STACK];
     size_t n = r->completed;
-    double *x = n <= ON_STACK ? small : malloc(n * sizeof *x);
+    double *x = r->band_scratch && n <= r->replications ? r->band_scratch
+                : n <= ON_STACK                          ? small
+                                                         : malloc(n * sizeof *x);
     if (!x)
         return (struct forecast_band){NAN, NAN, NAN, NAN, NAN, NAN};
     for (size_t i = 0; i < n; i++)
         x[i] = pick(&r->reps[i], arg);
     struct forecast_band b = band_of(x, n);
-    if (x != small)
+    if (x != small && x != r->band_scratch)
         free(x);
     return b;
 }

@@ -87,6 +87,8 @@ struct forecast_result {
     size_t n_teams;
     char **team_names;
     struct forecast_replication *reps; /* completed entries */
+    double *band_scratch;            /* one figure per replication: the bands' working copy,
+                                      * made with the result so that no band allocates */
     const char *policy_override;     /* borrowed: the command's --policy, or NULL (the scenario's) */
 };
 
