@@ -38,8 +38,7 @@ void cli_print_err(const struct err *e)
     }
 }
 
-/* status, or 4 where memory ran out: not the input's fault, nor the files' */
-static int unless_out_of_memory(const struct err *e, int status)
+int cli_status_for(const struct err *e, int status)
 {
     return strstr(e->msg, "out of memory") ? CLI_INTERNAL : status;
 }
@@ -47,7 +46,7 @@ static int unless_out_of_memory(const struct err *e, int status)
 int cli_fail(const struct err *e, int status)
 {
     cli_print_err(e);
-    return unless_out_of_memory(e, status);
+    return cli_status_for(e, status);
 }
 
 int cli_print_json(json_t *root, size_t flags)
@@ -197,7 +196,7 @@ int cli_finish_load(int rc, struct diag_list *diags, const struct err *err, int 
     if (!errors)
         cli_print_err(err);
     int status = strstr(err->msg, "cannot read") || strstr(err->msg, "cannot open") ? CLI_IO : CLI_USAGE;
-    return unless_out_of_memory(err, status);
+    return cli_status_for(err, status);
 }
 
 /* The cluster from a machine list; *desc says where it came from. */

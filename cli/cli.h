@@ -30,6 +30,8 @@ void cli_print_err(const struct err *e);
 /* Prints e; returns `status`, or 4 (CLI_INTERNAL) when memory ran out: that
  * is neither the input's fault (2) nor the files' (3). */
 int cli_fail(const struct err *e, int status);
+/* `status`, or 4 (CLI_INTERNAL) when e says memory ran out. */
+int cli_status_for(const struct err *e, int status);
 /* Writes root (taken; NULL: memory ran out building it) to stdout whole,
  * encoded with flags: CLI_OK, or the failure said and its status. */
 int cli_print_json(json_t *root, size_t flags);

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "models/cluster.h"
 #include "models/simulation.h"
+#include "report/json_doc.h"
 #include "report/summary.h"
 #include "sim/atomic_file.h"
 #include "sim/pcg32.h"
@@ -353,6 +354,7 @@ static json_t *param_json(const struct fit_param *p)
 
 static int print_json(const struct fit_args *a, const struct fit_result *r, const struct round_trip *rt)
 {
+    int ok = 1;
     static const char *const by[] = {"team", "user", "none"};
     json_t *groups = json_array();
     for (size_t i = 0; groups && i < r->spec.n_teams; i++) {
@@ -366,46 +368,51 @@ static int print_json(const struct fit_args *a, const struct fit_result *r, cons
             json_t *o = json_pack("{s:I, s:b, s:s, s:f}", "n", (json_int_t)f->n, "parametric", f->parametric, "chosen",
                                   f->parametric ? kind_name(f->chosen) : "empirical", "weight", t->class_weights[k]);
             if (f->parametric) {
-                json_object_set_new(o, "lognormal",
-                                    json_pack("{s:o, s:o, s:f}", "median_s", param_json(&f->ln_median_s), "sigma",
-                                              param_json(&f->ln_sigma), "ks", f->ks_lognormal));
-                json_object_set_new(o, "weibull",
-                                    json_pack("{s:o, s:o, s:f}", "shape", param_json(&f->wb_shape), "scale_s",
-                                              param_json(&f->wb_scale_s), "ks", f->ks_weibull));
+                json_put(o, "lognormal",
+                         json_pack("{s:o, s:o, s:f}", "median_s", param_json(&f->ln_median_s), "sigma",
+                                   param_json(&f->ln_sigma), "ks", f->ks_lognormal),
+                         &ok);
+                json_put(o, "weibull",
+                         json_pack("{s:o, s:o, s:f}", "shape", param_json(&f->wb_shape), "scale_s",
+                                   param_json(&f->wb_scale_s), "ks", f->ks_weibull),
+                         &ok);
             }
-            json_object_set_new(runtime, job_class_name((enum job_class)k), o);
+            json_put(runtime, job_class_name((enum job_class)k), o, &ok);
         }
         for (size_t k = 0; k < t->n_gpus; k++) {
             char key[16];
             snprintf(key, sizeof key, "%d", (int)t->gpus[k]);
-            json_object_set_new(gpus, key, json_real(t->gpu_weights[k]));
+            json_put(gpus, key, json_real(t->gpu_weights[k]), &ok);
         }
         json_t *hourly = json_array(), *weekly = json_array();
         for (int h = 0; h < 24; h++)
-            json_array_append_new(hourly, json_real(t->hourly[h]));
+            json_push(hourly, json_real(t->hourly[h]), &ok);
         for (int d = 0; d < 7; d++)
-            json_array_append_new(weekly, json_real(t->weekly[d]));
-        json_array_append_new(
-            groups, json_pack("{s:s, s:I, s:o, s:{s:f, s:I}, s:o, s:o, s:b, s:b, s:o, s:o, s:f, s:f, s:I, s:I}", "name",
-                              g->name, "jobs", (json_int_t)g->jobs, "jobs_per_hour", param_json(&g->jobs_per_hour),
-                              "interarrival", "ks", g->ks_interarrival, "n", (json_int_t)g->n_interarrival, "hourly",
-                              hourly, "weekly", weekly, "hourly_fitted", g->hourly_fitted, "weekly_fitted",
-                              g->weekly_fitted, "gpus", gpus, "runtime", runtime, "limit_factor", t->limit_factor,
-                              "limit_round_s", t->limit_round_s, "limits", (json_int_t)g->n_limits, "gpu_values",
-                              (json_int_t)g->gpu_values));
+            json_push(weekly, json_real(t->weekly[d]), &ok);
+        json_push(groups,
+                  json_pack("{s:s, s:I, s:o, s:{s:f, s:I}, s:o, s:o, s:b, s:b, s:o, s:o, s:f, s:f, s:I, s:I}", "name",
+                            g->name, "jobs", (json_int_t)g->jobs, "jobs_per_hour", param_json(&g->jobs_per_hour),
+                            "interarrival", "ks", g->ks_interarrival, "n", (json_int_t)g->n_interarrival, "hourly",
+                            hourly, "weekly", weekly, "hourly_fitted", g->hourly_fitted, "weekly_fitted",
+                            g->weekly_fitted, "gpus", gpus, "runtime", runtime, "limit_factor", t->limit_factor,
+                            "limit_round_s", t->limit_round_s, "limits", (json_int_t)g->n_limits, "gpu_values",
+                            (json_int_t)g->gpu_values),
+                  &ok);
         json_t *last = json_array_get(groups, json_array_size(groups) - 1);
-        json_object_set_new(last, "gpu_values_merged",
-                            json_pack("{s:I, s:f, s:f}", "counts", (json_int_t)g->gpu_values_merged, "jobs_share",
-                                      g->merged_jobs_share, "work_share", g->merged_work_share));
+        json_put(last, "gpu_values_merged",
+                 json_pack("{s:I, s:f, s:f}", "counts", (json_int_t)g->gpu_values_merged, "jobs_share",
+                           g->merged_jobs_share, "work_share", g->merged_work_share),
+                 &ok);
         json_t *sizes = json_array();
         for (size_t k = 0; k < g->n_size_classes; k++) {
             const struct fit_runtime *f = &g->size_classes[k].runtime;
-            json_array_append_new(sizes, json_pack("{s:i, s:I, s:s, s:f, s:f}", "up_to_gpus",
-                                                   (int)g->size_classes[k].up_to_gpus, "n", (json_int_t)f->n,
-                                                   "chosen", kind_name(f->chosen), "ks_lognormal", f->ks_lognormal,
-                                                   "ks_weibull", f->ks_weibull));
+            json_push(sizes,
+                      json_pack("{s:i, s:I, s:s, s:f, s:f}", "up_to_gpus", (int)g->size_classes[k].up_to_gpus, "n",
+                                (json_int_t)f->n, "chosen", kind_name(f->chosen), "ks_lognormal", f->ks_lognormal,
+                                "ks_weibull", f->ks_weibull),
+                      &ok);
         }
-        json_object_set_new(last, "runtime_by_gpus", sizes);
+        json_put(last, "runtime_by_gpus", sizes, &ok);
     }
     json_t *root = json_pack("{s:{s:s, s:s}, s:s, s:s, s:I, s:I, s:f, s:f, s:o}", "meta", "tool", "fleetsim", "version",
                              FLEETSIM_VERSION_STRING, "trace", a->trace, "by", by[r->by], "jobs", (json_int_t)r->jobs,
@@ -414,11 +421,16 @@ static int print_json(const struct fit_args *a, const struct fit_result *r, cons
     if (root && rt->done) {
         json_t *fc = json_array();
         for (uint32_t i = 0; i < rt->reps; i++)
-            json_array_append_new(fc, trip_json(&rt->forecast[i]));
-        json_object_set_new(root, "round_trip",
-                            json_pack("{s:I, s:I, s:s, s:o, s:o, s:o}", "nodes", (json_int_t)rt->nodes, "slots",
-                                      (json_int_t)rt->slots, "policy", a->policy, "replay", trip_json(&rt->replay),
-                                      "forecast_mean", trip_json(&rt->mean), "forecasts", fc));
+            json_push(fc, trip_json(&rt->forecast[i]), &ok);
+        json_put(root, "round_trip",
+                 json_pack("{s:I, s:I, s:s, s:o, s:o, s:o}", "nodes", (json_int_t)rt->nodes, "slots",
+                           (json_int_t)rt->slots, "policy", a->policy, "replay", trip_json(&rt->replay),
+                           "forecast_mean", trip_json(&rt->mean), "forecasts", fc),
+                 &ok);
+    }
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(root);
+        root = NULL;
     }
     return cli_print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 }

@@ -9,6 +9,7 @@
 #include "models/rlscheduler.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
+#include "report/json_doc.h"
 #include "report/summary.h"
 #include "scenarios/build.h"
 #include "scenarios/scenario.h"
@@ -446,15 +447,21 @@ static int replay_protocol(const struct replay_args *a)
     bsld /= RLSCHEDULER_WINDOWS;
     util /= RLSCHEDULER_WINDOWS;
     if (a->json) {
+        int ok = 1;
         json_t *windows = json_array();
         for (size_t k = 0; k < RLSCHEDULER_WINDOWS; k++)
-            json_array_append_new(windows, json_pack("{s:I, s:I, s:f, s:f}", "start", (json_int_t)win[k].start,
-                                                     "first_id", (json_int_t)win[k].first_id, "bsld",
-                                                     win[k].bsld, "utilization", win[k].utilization));
-        json_t *root = json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:b, s:o, s:f, s:f}", "meta", "tool",
-                                 "fleetsim", "version", FLEETSIM_VERSION_STRING, "protocol", "rlscheduler",
-                                 "trace", a->trace, "policy", a->policy, "compat_wait", a->compat_wait,
-                                 "windows", windows, "bsld_mean", bsld, "utilization_mean", util);
+            json_push(windows,
+                      json_pack("{s:I, s:I, s:f, s:f}", "start", (json_int_t)win[k].start, "first_id",
+                                (json_int_t)win[k].first_id, "bsld", win[k].bsld, "utilization", win[k].utilization),
+                      &ok);
+        json_t *root = NULL;
+        if (ok)
+            root = json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:b, s:o, s:f, s:f}", "meta", "tool", "fleetsim",
+                             "version", FLEETSIM_VERSION_STRING, "protocol", "rlscheduler", "trace", a->trace,
+                             "policy", a->policy, "compat_wait", a->compat_wait, "windows", windows, "bsld_mean",
+                             bsld, "utilization_mean", util);
+        else
+            json_decref(windows);
         rc = cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
     } else {
         printf("protocol     rlscheduler (SC'20), %s%s\n", a->policy, a->compat_wait ? ", compat wait" : "");

@@ -165,29 +165,41 @@ static void print_stats_text(const char *path, const struct trace_stats *s)
 
 static json_t *gpu_group_json(const struct gpustats_group *g)
 {
+    int ok = 1;
     json_t *gpus = json_object();
     for (int b = 0; b < GPUSTATS_BUCKETS; b++)
-        json_object_set_new(gpus, gpustats_bucket_names[b], json_integer((json_int_t)g->gpus[b]));
+        json_put(gpus, gpustats_bucket_names[b], json_integer((json_int_t)g->gpus[b]), &ok);
     double n = g->jobs ? (double)g->jobs : 1;
     json_t *queue = g->queue_n ? json_pack("{s:I, s:f, s:f, s:f}", "jobs", (json_int_t)g->queue_n, "mean",
                                            g->queue_mean_s, "p50", g->queue_p50_s, "p95", g->queue_p95_s)
                                : json_null();
-    return json_pack("{s:s, s:I, s:I, s:f, s:{s:f, s:f, s:f}, s:o, s:o, s:{s:f, s:f, s:f, s:f}}", "name", g->name,
-                     "jobs", (json_int_t)g->jobs, "multi_gpu_jobs", (json_int_t)g->multi_gpu_jobs, "gpu_hours",
-                     g->gpu_hours, "runtime_s", "mean", g->runtime_mean_s, "p50", g->runtime_p50_s, "p95",
-                     g->runtime_p95_s, "queue_s", queue, "gpus", gpus, "outcome", "completed",
-                     (double)g->completed / n, "killed", (double)g->killed / n, "failed", (double)g->failed / n,
-                     "unknown", (double)g->unknown / n);
+    json_t *doc =
+        json_pack("{s:s, s:I, s:I, s:f, s:{s:f, s:f, s:f}, s:o, s:o, s:{s:f, s:f, s:f, s:f}}", "name", g->name, "jobs",
+                  (json_int_t)g->jobs, "multi_gpu_jobs", (json_int_t)g->multi_gpu_jobs, "gpu_hours", g->gpu_hours,
+                  "runtime_s", "mean", g->runtime_mean_s, "p50", g->runtime_p50_s, "p95", g->runtime_p95_s, "queue_s",
+                  queue, "gpus", gpus, "outcome", "completed", (double)g->completed / n, "killed",
+                  (double)g->killed / n, "failed", (double)g->failed / n, "unknown", (double)g->unknown / n);
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 static json_t *gpu_stats_json(const struct gpustats *g, enum trace_format used)
 {
+    int ok = 1;
     json_t *teams = json_array();
     for (size_t t = 0; t < g->n_teams; t++)
-        json_array_append_new(teams, gpu_group_json(&g->teams[t]));
-    return json_pack("{s:s, s:I, s:I, s:o, s:o}", "format", trace_format_name(used), "jobs_in_file",
-                     (json_int_t)g->jobs_in_file, "skipped_at_read", (json_int_t)g->skipped_at_read, "overall",
-                     gpu_group_json(&g->all), "by_team", teams);
+        json_push(teams, gpu_group_json(&g->teams[t]), &ok);
+    json_t *doc = json_pack("{s:s, s:I, s:I, s:o, s:o}", "format", trace_format_name(used), "jobs_in_file",
+                            (json_int_t)g->jobs_in_file, "skipped_at_read", (json_int_t)g->skipped_at_read, "overall",
+                            gpu_group_json(&g->all), "by_team", teams);
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 static void print_gpu_row(const struct gpustats_group *g)

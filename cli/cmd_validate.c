@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/json_doc.h"
 #include "scenarios/reader.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schema.h"
@@ -212,50 +213,73 @@ static void print_summary(const struct scenario *s)
 /* Parameters named as the scenario names them; durations in seconds. */
 static json_t *json_distribution(const struct distribution *d)
 {
+    int ok = 1;
     static const char *const names[][2] = {
-        [DIST_FIXED] = {"value_s", NULL},      [DIST_UNIFORM] = {"lo_s", "hi_s"},
-        [DIST_EXPONENTIAL] = {"mean_s", NULL}, [DIST_WEIBULL] = {"shape", "scale_s"},
+        [DIST_FIXED] = {"value_s", NULL},         [DIST_UNIFORM] = {"lo_s", "hi_s"},
+        [DIST_EXPONENTIAL] = {"mean_s", NULL},    [DIST_WEIBULL] = {"shape", "scale_s"},
         [DIST_LOGNORMAL] = {"median_s", "sigma"},
     };
     json_t *o = json_pack("{s:s, s:f}", "kind", distribution_kind_name(d->kind), names[d->kind][0], d->a);
     if (o && names[d->kind][1])
-        json_object_set_new(o, names[d->kind][1], json_real(d->b));
-    return o;
+        json_put(o, names[d->kind][1], json_real(d->b), &ok);
+    json_t *doc = o;
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 static json_t *json_inventory(const struct scenario *s)
 {
+    int ok = 1;
     json_t *parts = json_array(), *by_type = json_object();
     for (size_t i = 0; i < s->n_partitions; i++) {
         const struct partition_spec *p = &s->partitions[i];
         const struct node_type *t = &s->catalog.types[p->type];
-        json_array_append_new(parts, json_pack("{s:s, s:s, s:I, s:I}", "name", p->name, "node_type", t->name,
-                                               "nodes", (json_int_t)p->nodes, "gpus", (json_int_t)(p->nodes * t->gpus)));
+        json_push(parts,
+                  json_pack("{s:s, s:s, s:I, s:I}", "name", p->name, "node_type", t->name, "nodes",
+                            (json_int_t)p->nodes, "gpus", (json_int_t)(p->nodes * t->gpus)),
+                  &ok);
         json_t *old = json_object_get(by_type, t->name);
         json_int_t g = (old ? json_integer_value(old) : 0) + p->nodes * t->gpus;
-        json_object_set_new(by_type, t->name, json_integer(g));
+        json_put(by_type, t->name, json_integer(g), &ok);
     }
-    return json_pack("{s:o, s:o, s:I}", "partitions", parts, "gpus_by_type", by_type, "gpus",
-                     (json_int_t)scenario_initial_gpus(s));
+    json_t *doc = json_pack("{s:o, s:o, s:I}", "partitions", parts, "gpus_by_type", by_type, "gpus",
+                            (json_int_t)scenario_initial_gpus(s));
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 static json_t *json_procurement(const struct scenario *s)
 {
+    int ok = 1;
     json_t *orders = json_array(), *rets = json_array();
     const struct procurement_spec *p = &s->procurement;
     for (size_t i = 0; i < p->n_orders; i++) {
         const struct purchase_order *o = &p->orders[i];
-        json_array_append_new(orders, json_pack("{s:f, s:s, s:I, s:o, s:f}", "at_s", (double)o->order_us / 1e6,
-                                                "node_type", s->catalog.types[o->type].name, "count",
-                                                (json_int_t)o->count, "lead_time", json_distribution(&o->lead_time_s),
-                                                "burn_in_s", o->burn_in_s));
+        json_push(orders,
+                  json_pack("{s:f, s:s, s:I, s:o, s:f}", "at_s", (double)o->order_us / 1e6, "node_type",
+                            s->catalog.types[o->type].name, "count", (json_int_t)o->count, "lead_time",
+                            json_distribution(&o->lead_time_s), "burn_in_s", o->burn_in_s),
+                  &ok);
     }
     for (size_t i = 0; i < p->n_retirements; i++) {
         const struct retirement *r = &p->retirements[i];
-        json_array_append_new(rets, json_pack("{s:f, s:s, s:I}", "at_s", (double)r->at_us / 1e6, "node_type",
-                                              s->catalog.types[r->type].name, "count", (json_int_t)r->count));
+        json_push(rets,
+                  json_pack("{s:f, s:s, s:I}", "at_s", (double)r->at_us / 1e6, "node_type",
+                            s->catalog.types[r->type].name, "count", (json_int_t)r->count),
+                  &ok);
     }
-    return json_pack("{s:o, s:o}", "orders", orders, "retirements", rets);
+    json_t *doc = json_pack("{s:o, s:o}", "orders", orders, "retirements", rets);
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 static int print_json(json_t *root)
@@ -265,41 +289,55 @@ static int print_json(json_t *root)
 
 static int print_summary_json(const struct scenario *s)
 {
+    int ok = 1;
     const struct fabric_spec *f = &s->fabric;
-    json_t *root = json_pack(
-        "{s:{s:s, s:s}, s:s, s:b, s:I, s:o, s:{s:s, s:i, s:i, s:f, s:f}, s:{s:b, s:I, s:f}, s:o}", "meta", "tool",
-        "fleetsim", "version", FLEETSIM_VERSION_STRING, "scenario", s->path, "valid", 1, "seed",
-        (json_int_t)s->seed, "inventory", json_inventory(s), "fabric", "kind", fabric_kind_name(f->kind),
-        "nodes_per_leaf", (int)f->nodes_per_leaf, "leaves_per_pod", (int)f->leaves_per_pod, "oversubscription",
-        f->oversubscription, "link_gbps", f->link_gbps, "failures", "enabled", s->failures.enabled, "categories",
-        (json_int_t)s->failures.n_categories, "expected_per_day", scenario_expected_failures_per_day(s),
-        "procurement", json_procurement(s));
+    json_t *root =
+        json_pack("{s:{s:s, s:s}, s:s, s:b, s:I, s:o, s:{s:s, s:i, s:i, s:f, s:f}, s:{s:b, s:I, s:f}, s:o}", "meta",
+                  "tool", "fleetsim", "version", FLEETSIM_VERSION_STRING, "scenario", s->path, "valid", 1, "seed",
+                  (json_int_t)s->seed, "inventory", json_inventory(s), "fabric", "kind", fabric_kind_name(f->kind),
+                  "nodes_per_leaf", (int)f->nodes_per_leaf, "leaves_per_pod", (int)f->leaves_per_pod,
+                  "oversubscription", f->oversubscription, "link_gbps", f->link_gbps, "failures", "enabled",
+                  s->failures.enabled, "categories", (json_int_t)s->failures.n_categories, "expected_per_day",
+                  scenario_expected_failures_per_day(s), "procurement", json_procurement(s));
     if (root && s->has_workload) {
         json_t *teams = json_array();
         for (size_t i = 0; i < s->workload.n_teams; i++) {
             const struct team_spec *t = &s->workload.teams[i];
-            json_array_append_new(
-                teams, json_pack("{s:s, s:f, s:f, s:f}", "name", t->name, "jobs_per_hour", t->jobs_per_hour,
-                                 "growth_per_quarter", t->growth_per_quarter, "expected_jobs",
-                                 synth_expected_jobs(t, 0, s->horizon.length_us, s->start_unix_s)));
+            json_push(teams,
+                      json_pack("{s:s, s:f, s:f, s:f}", "name", t->name, "jobs_per_hour", t->jobs_per_hour,
+                                "growth_per_quarter", t->growth_per_quarter, "expected_jobs",
+                                synth_expected_jobs(t, 0, s->horizon.length_us, s->start_unix_s)),
+                      &ok);
         }
-        json_object_set_new(root, "workload",
-                            json_pack("{s:o, s:s?, s:f}", "teams", teams, "base_trace", s->workload.base_trace,
-                                      "base_growth_per_quarter", s->workload.base_growth_per_quarter));
+        json_put(root, "workload",
+                 json_pack("{s:o, s:s?, s:f}", "teams", teams, "base_trace", s->workload.base_trace,
+                           "base_growth_per_quarter", s->workload.base_growth_per_quarter),
+                 &ok);
+    }
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(root);
+        root = NULL;
     }
     return print_json(root);
 }
 
 static int print_errors_json(const char *path, const struct diag_list *d)
 {
+    int ok = 1;
     json_t *errors = json_array();
     for (size_t i = 0; i < d->n; i++) {
         const struct diag *g = &d->items[i];
-        json_array_append_new(errors, json_pack("{s:s, s:s?, s:i, s:i, s:s}", "level",
-                                                g->level == DIAG_ERROR ? "error" : "warning", "file", g->file,
-                                                "line", (int)g->line, "col", (int)g->col, "message", g->msg));
+        json_push(errors,
+                  json_pack("{s:s, s:s?, s:i, s:i, s:s}", "level", g->level == DIAG_ERROR ? "error" : "warning", "file",
+                            g->file, "line", (int)g->line, "col", (int)g->col, "message", g->msg),
+                  &ok);
     }
-    return print_json(json_pack("{s:s, s:b, s:o}", "scenario", path, "valid", 0, "diagnostics", errors));
+    json_t *doc = json_pack("{s:s, s:b, s:o}", "scenario", path, "valid", 0, "diagnostics", errors);
+    if (!ok) { /* a value that could not be built: no document with a key left out */
+        json_decref(doc);
+        doc = NULL;
+    }
+    return print_json(doc);
 }
 
 /* ---- the command ---- */
@@ -345,8 +383,8 @@ int cmd_validate(int argc, char **argv)
         rc = json ? print_summary_json(&s) : (print_summary(&s), CLI_OK);
     else if (!diags.n)
         cli_print_err(&err);
-    if (!ok)
-        rc = strstr(err.msg, "cannot read") && !diags.n ? CLI_IO : CLI_USAGE;
+    if (!ok) /* out of memory is no invalid scenario */
+        rc = cli_status_for(&err, strstr(err.msg, "cannot read") && !diags.n ? CLI_IO : CLI_USAGE);
     if (!ok && json && rc == CLI_USAGE)
         print_errors_json(path, &diags);
     diag_list_release(&diags);

@@ -86,6 +86,8 @@ static double weibull_eq(double k, void *p)
     return sl / s - 1 / k;
 }
 
+/* The shape k that solves it: 0; -1 when the data give no root (the fit
+ * keeps the lognormal); -2 out of memory. */
 static int weibull_shape(const double *logy, size_t n, double *k_out)
 {
     struct weibull_data d = {logy, n};
@@ -99,7 +101,7 @@ static int weibull_shape(const double *logy, size_t n, double *k_out)
         return -1;
     gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!s)
-        return -1;
+        return -2; /* memory: not a fit that failed, which would quietly choose the lognormal */
     /* a NaN from odd data would make the bracket invalid: GSL says so (its
      * handler is off) and the fit falls back */
     if (gsl_root_fsolver_set(s, &F, lo, hi) != GSL_SUCCESS) {
@@ -151,7 +153,12 @@ int fit_runtimes(double *x, size_t n, double z, struct fit_runtime *out)
     if (sigma > 0) {
         for (size_t i = 0; i < n; i++)
             logx[i] -= mu; /* runtimes over their geometric mean */
-        if (weibull_shape(logx, n, &k) == 0) {
+        int shape = weibull_shape(logx, n, &k);
+        if (shape == -2) {
+            free(logx);
+            return -1;
+        }
+        if (shape == 0) {
             double s = 0;
             for (size_t i = 0; i < n; i++)
                 s += exp(k * logx[i]);

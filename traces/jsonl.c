@@ -504,9 +504,13 @@ static void jsonl_line(struct jsonl_reader *r, const struct jsonl_line *ln)
     int first = !r->seen_content;
     r->seen_content = 1;
     json_error_t je;
+    textfile_json_watch();
     json_t *obj = json_loadb(ln->text, ln->len, JSON_REJECT_DUPLICATES, &je);
     if (!obj) {
-        jsonl_syntax_error(r, ln, &je);
+        if (textfile_json_out_of_memory(&je))
+            textfile_out_of_memory(&r->rep, ln->line);
+        else
+            jsonl_syntax_error(r, ln, &je);
         return;
     }
     if (!json_is_object(obj)) {

@@ -342,9 +342,13 @@ int philly_read_buffer(const char *name, const char *data, size_t len, struct wo
         if (data[i] == ']' && index == 0)
             break;
         json_error_t je;
+        textfile_json_watch();
         json_t *job = json_loadb(data + i, len - i, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &je);
         if (!job) {
-            philly_syntax_error(&r, i + (size_t)(je.position > 0 ? je.position - 1 : 0), &je);
+            if (textfile_json_out_of_memory(&je))
+                textfile_out_of_memory(&r.g.rep, r.obj_line);
+            else
+                philly_syntax_error(&r, i + (size_t)(je.position > 0 ? je.position - 1 : 0), &je);
             break;
         }
         r.obj_end = i + (size_t)je.position;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,33 @@ void textfile_warn(struct textfile_report *r, long line, long col, const char *f
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     diag_add(r->diags, DIAG_WARNING, r->name, line, col, "%s", msg);
+}
+
+static _Thread_local int textfile_json_alloc_failed;
+
+static void *textfile_json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p)
+        textfile_json_alloc_failed = 1;
+    return p;
+}
+
+static void textfile_json_hooks(void)
+{
+    json_set_alloc_funcs(textfile_json_malloc, free);
+}
+
+void textfile_json_watch(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, textfile_json_hooks);
+    textfile_json_alloc_failed = 0;
+}
+
+int textfile_json_out_of_memory(const json_error_t *je)
+{
+    return textfile_json_alloc_failed || json_error_code(je) == json_error_out_of_memory || je->text[0] == '\0';
 }
 
 void textfile_out_of_memory(struct textfile_report *r, long line)

@@ -16,6 +16,7 @@
 #ifndef FLEETSIM_TRACES_TEXTFILE_H
 #define FLEETSIM_TRACES_TEXTFILE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "sim/err.h"
@@ -51,6 +52,14 @@ void textfile_error(struct textfile_report *r, long line, long col, const char *
 void textfile_warn(struct textfile_report *r, long line, long col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void textfile_out_of_memory(struct textfile_report *r, long line);
+/* jansson 2.14's decoder, when its buffers cannot grow, reports a syntax
+ * error ("invalid token", or no message at all). Call textfile_json_watch()
+ * before a decode; after a failed one, textfile_json_out_of_memory() says
+ * whether an allocation of it failed (this thread's, since the watch), so
+ * the input is not blamed. The watch routes jansson's allocations through
+ * malloc, noting failures (json_set_alloc_funcs, once per process). */
+void textfile_json_watch(void);
+int textfile_json_out_of_memory(const json_error_t *je);
 
 /* Line cursor over a buffer: lines end at '\n' (not included); the last line
  * may lack it. A UTF-8 byte-order mark at the very start is skipped, since

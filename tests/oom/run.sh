@@ -81,4 +81,7 @@ walk "replay srtf (preempts)" - "$FLEETSIM" replay --policy srtf "$DEMO"
 walk "replay tiresias (preempts)" - "$FLEETSIM" replay --policy tiresias "$DEMO"
 walk "trace convert to JSONL" "$TMP/demo.jsonl" "$FLEETSIM" trace convert "$DEMO" "$TMP/demo.jsonl"
 walk "forecast: fabric, failures, services" - "$FLEETSIM" forecast -j 1 --json tests/oom/tiny.yaml
+walk "validate --json" - "$FLEETSIM" validate --json tests/oom/tiny.yaml
+walk "trace stats --json (Philly)" - "$FLEETSIM" trace stats --json tests/traces/philly-small.json
+walk "fit --json (ITP)" - "$FLEETSIM" fit --json tests/traces/itp-small.csv
 finish oom
