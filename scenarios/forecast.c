@@ -494,27 +494,18 @@ static struct forecast_band band_of(double *x, size_t n)
 
 /* The band of one figure over the completed replications (pick reads it
  * from one), sorted in the result's scratch: a band that allocated read 0
- * when memory ran out, and a forecast reported waits of 0 as a success. A
- * result made by hand (tests) has no scratch: up to 256 replications use
- * the stack, more a block of their own, and NaN if that fails. */
+ * when memory ran out, and a forecast reported waits of 0 as a success.
+ * NaN for a result without one (not made by forecast_result_init). */
 static struct forecast_band band_over(const struct forecast_result *r,
                                       double (*pick)(const struct forecast_replication *, const void *),
                                       const void *arg)
 {
-    enum { ON_STACK = 256 };
-    double small[ON_STACK];
-    size_t n = r->completed;
-    double *x = r->band_scratch && n <= r->replications ? r->band_scratch
-                : n <= ON_STACK                          ? small
-                                                         : malloc(n * sizeof *x);
-    if (!x)
+    double *x = r->band_scratch;
+    if (!x || r->completed > r->replications)
         return (struct forecast_band){NAN, NAN, NAN, NAN, NAN, NAN};
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < r->completed; i++)
         x[i] = pick(&r->reps[i], arg);
-    struct forecast_band b = band_of(x, n);
-    if (x != small && x != r->band_scratch)
-        free(x);
-    return b;
+    return band_of(x, r->completed);
 }
 
 struct period_pick {

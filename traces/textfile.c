@@ -365,7 +365,7 @@ void textfile_json_watch(void)
 
 int textfile_json_out_of_memory(const json_error_t *je)
 {
-    return textfile_json_alloc_failed || json_error_code(je) == json_error_out_of_memory || je->text[0] == '\0';
+    return textfile_json_alloc_failed || json_error_code(je) == json_error_out_of_memory;
 }
 
 void textfile_out_of_memory(struct textfile_report *r, long line)

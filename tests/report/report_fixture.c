@@ -86,6 +86,7 @@ static void fill_result(struct forecast_result *r, const struct scenario *s, int
     r->team_names[1] = strdup(HOSTILE_TEAM);
     r->team_names[2] = strdup(THIRD_TEAM);
     r->reps = xcalloc(REPS, sizeof *r->reps);
+    r->band_scratch = xcalloc(REPS, sizeof *r->band_scratch); /* as forecast_result_init makes it */
     for (uint32_t i = 0; i < r->completed; i++) {
         struct forecast_replication *rep = &r->reps[i];
         rep->periods = xcalloc(PERIODS, sizeof *rep->periods);
