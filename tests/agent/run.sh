@@ -89,7 +89,7 @@ EOF
 cat >"$TMP/cvd.sh" <<'EOF'
 #!/bin/sh
 printf '%s\n' "$CUDA_VISIBLE_DEVICES" >"$1/cvd-$FLEETSIM_JOB_ID.out"
-sleep "${2:-0}"
+[ -z "$2" ] || while [ ! -e "$2" ]; do sleep 0.05; done
 EOF
 # appends its token to a file: each run of a job leaves one line
 cat >"$TMP/mark.sh" <<'EOF'
@@ -157,6 +157,17 @@ expect_field() { # NAME ID KEY WANT LABEL
   _got=$(job_field "$1" "$2" "$3")
   if [ "$_got" = "$4" ]; then pass; else fail "$5: job $2 $3 is '$_got', want '$4'"; fi
 }
+# wait_status NAME TEXT SECONDS: until 'status' prints TEXT
+wait_status() {
+  _s=0 _sn=$(($3 * 10))
+  while [ $_s -lt $_sn ]; do
+    ag "$1" status 2>/dev/null | grep -qF "$2" && return 0
+    sleep 0.1; _s=$((_s + 1))
+  done
+  return 1
+}
+# gate FILE: a job's shell command that runs until FILE appears
+gate() { echo "while [ ! -e '$1' ]; do sleep 0.05; done"; }
 random_ms() { # random integer in [$1, $2)
   r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
   echo $(($1 + r % ($2 - $1)))
@@ -216,15 +227,24 @@ fi
 write_config order "policy = fcfs+easy"
 sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/order.conf"
 start_agent order || { finish agent; exit 1; }
-A=$(ag order submit --gpus 8 --time 10s -- sleep 1.5)
-wait_state order "$A" running 5 || fail "job $A did not start"
-B=$(ag order submit --gpus 4 --time 5s -- sleep 1)
+# A and B run until the test lets them go (a file appears), so that each check
+# sees the state it is about on a slow, loaded machine too: under ASan on two
+# busy cores a poll can lag by seconds, and timed jobs ended before it looked.
+A=$(ag order submit --gpus 8 --time 60s -- sh -c "$(gate "$TMP/pub/order.A")")
+wait_state order "$A" running 20 || fail "job $A did not start"
+B=$(ag order submit --gpus 4 --time 60s -- sh -c "$(gate "$TMP/pub/order.B")")
 C=$(ag order submit --gpus 8 --time 5s -- sleep 0.3)
 D=$(ag order submit --gpus 2 --time 2s -- sleep 0.3)
 E=$(ag order submit --gpus 1 --time 2s -- sleep 0.3)
-wait_state order "$B" running 5 || fail "job $B did not start"
-r=$(job_field order "$C" reserved_us) # EASY's reservation for the first job that does not fit
+touch "$TMP/pub/order.A"
+wait_state order "$B" running 20 || fail "job $B did not start"
+wait_state order "$D" completed 20 && wait_state order "$E" completed 20 || fail "jobs $D and $E did not backfill"
+# EASY's reservation for the first job that does not fit (C starts, and drops
+# its reservation, once B is let go)
+expect_field order "$C" state queued "the 8-GPU job waits for B"
+r=$(job_field order "$C" reserved_us)
 [ -n "$r" ] && pass || fail "the policy's reservation for job $C is not kept in the queue"
+touch "$TMP/pub/order.B"
 wait_idle order 20 || fail "order jobs did not finish"
 order=$($CHECK trace-order "$TMP/order.state/trace.jsonl")
 if [ "$order" = "$A $B $D $E $C" ]; then pass; else fail "fcfs+easy start order: $order, want $A $B $D $E $C"; fi
@@ -247,12 +267,15 @@ expect_exit 2 "a job larger than the largest node is refused" ag main submit --g
 grep -q "job asks for 12 GPUs; the largest node here ('gpu01') has 8: a job of this agent runs on one node (multi-node jobs need a Slurm backend)" "$TMP/err" &&
   pass || fail "refusal of a 12-GPU job: $(cat "$TMP/err")"
 # 6 GPUs busy on each node: 2 + 2 are free, but a 4-GPU job must wait for a node
-S1=$(ag main submit --gpus 6 --time 30s -- sleep 2)
-S2=$(ag main submit --gpus 6 --time 30s -- sleep 2)
-wait_state main "$S1" running 5 && wait_state main "$S2" running 5 || fail "the 6-GPU jobs did not start"
+# (they run until the test lets them go, so that S3 is still waiting when it
+# is looked at, on a slow machine too)
+S1=$(ag main submit --gpus 6 --time 60s -- sh -c "$(gate "$TMP/pub/main.S")")
+S2=$(ag main submit --gpus 6 --time 60s -- sh -c "$(gate "$TMP/pub/main.S")")
+wait_state main "$S1" running 20 && wait_state main "$S2" running 20 || fail "the 6-GPU jobs did not start"
 S3=$(ag main submit --gpus 4 --time 30s -- true)
 sleep 0.5
 expect_field main "$S3" state queued "a 4-GPU job does not start on 2 + 2 GPUs of two nodes"
+touch "$TMP/pub/main.S"
 wait_state main "$S3" completed 15 && pass || fail "the 4-GPU job did not run once a node was free"
 ag main show --json "$S3" >"$TMP/s3.json"
 [ "$(python3 -c 'import json,sys; print(len({p.split(":")[0] for p in json.load(open(sys.argv[1]))["placement"]}))' "$TMP/s3.json")" = 1 ] &&
@@ -323,7 +346,10 @@ else fail "requests followed by a half-close: $(cat "$TMP/halfclose.out")"; fi
 # ---- each job sees exactly its GPUs (8 jobs x 2 GPUs fill both nodes) ----
 mkdir -p "$TMP/cvd" "$TMP/show"
 ids=""
-for k in 1 2 3 4 5 6 7 8; do ids="$ids $(ag main submit --gpus 2 --time 30s -- "$TMP/cvd.sh" "$TMP/cvd" 1)"; done
+# (they hold their GPUs until all eight run at once, then are let go)
+for k in 1 2 3 4 5 6 7 8; do ids="$ids $(ag main submit --gpus 2 --time 60s -- "$TMP/cvd.sh" "$TMP/cvd" "$TMP/pub/cvd.go")"; done
+for id in $ids; do wait_state main "$id" running 20 || fail "GPU job $id did not start"; done
+touch "$TMP/pub/cvd.go"
 wait_idle main 20 || fail "GPU jobs did not finish"
 for id in $ids; do ag main show --json "$id" >"$TMP/show/$id.json"; done
 check "each job saw exactly its GPUs" $CHECK gpus-check "$TMP/cvd" "$TMP/show"
@@ -476,7 +502,9 @@ stop_agent main
 # ---- recovery: jobs outlive a SIGKILLed agent and are re-adopted, or settled ----
 write_config rec "policy = fcfs+easy"
 start_agent rec || { finish agent; exit 1; }
-L1=$(ag rec submit --time 20s -- sleep 6) # outlives the restart even on a loaded machine
+# L1 runs until it is let go after the restart (a timed job ended before the
+# restart on a loaded machine, and was settled instead of re-adopted)
+L1=$(ag rec submit --time 60s -- sh -c "$(gate "$TMP/pub/rec.L1")")
 L2=$(ag rec submit --time 1s -- sleep 30)
 # L3 and L4 must still run when their supervisors are killed: with 'sleep 3'
 # an ASan build on a busy machine once took longer than that between the
@@ -484,7 +512,8 @@ L2=$(ag rec submit --time 1s -- sleep 30)
 # ran; the attempt after the requeue then ends at once.
 L3=$(ag rec submit --time 60s -- sleep 20)
 L4=$(ag rec submit --time 60s --requeue -- sh -c "test -e '$TMP/rec.L4-ran' && exit 0; touch '$TMP/rec.L4-ran'; sleep 20")
-for id in "$L1" "$L2" "$L3" "$L4"; do wait_state rec "$id" running 5 || fail "job $id did not start"; done
+# (L2 may already be past its 1 s limit when it is looked at: it is not waited for)
+for id in "$L1" "$L3" "$L4"; do wait_state rec "$id" running 20 || fail "job $id did not start"; done
 _w=0
 while [ ! -e "$TMP/rec.L4-ran" ] && [ $_w -lt 50 ]; do sleep 0.1; _w=$((_w + 1)); done
 p3=$(job_field rec "$L3" supervisor_pid); p4=$(job_field rec "$L4" supervisor_pid)
@@ -494,6 +523,7 @@ expect_exit 3 "submit while the agent is down" ag rec submit -- true
 kill -KILL "$p3" "$p4" 2>/dev/null # their supervisors die too: those jobs are lost
 start_agent rec
 grep -q "job re-adopted\" job=$L1" "$TMP/rec.log" && pass || fail "job $L1 not re-adopted: $(tail -5 "$TMP/rec.log")"
+touch "$TMP/pub/rec.L1"
 wait_state rec "$L1" completed 10 && pass || fail "re-adopted job $L1: $(job_field rec "$L1" state)"
 wait_state rec "$L2" timeout 10 && pass || fail "time limit after a restart: $(job_field rec "$L2" state)"
 expect_field rec "$L3" state failed "supervisor lost"
@@ -739,11 +769,13 @@ fi
 # 5 s) arrives: each preemptive policy stops the long job (SIGTERM), starts the
 # short one, then restarts the long one with FLEETSIM_ATTEMPT=2; the recorded
 # trace replayed by fleetsim starts them in the same order.
-# appends its attempt number to FILE, then sleeps
+# appends its attempt number to FILE, then runs until GATE appears (the test
+# lets the long job end only after the short one ran: a timed job could end
+# before the short one came, on a loaded machine)
 cat >"$TMP/attempt.sh" <<'EOF'
 #!/bin/sh
 echo "$FLEETSIM_ATTEMPT" >>"$1"
-exec sleep "$2"
+while [ ! -e "$2" ]; do sleep 0.05; done
 EOF
 chmod 755 "$TMP/attempt.sh"
 for policy in srtf "tiresias(thresholds_gpu_s=4)" "fcfs+easy+preempt(team_tier=1:1)"; do
@@ -751,12 +783,13 @@ for policy in srtf "tiresias(thresholds_gpu_s=4)" "fcfs+easy+preempt(team_tier=1
   write_config "$name" "policy = $policy"
   sed -i "s#^inventory = .*#inventory = $TMP/inv1.json#" "$TMP/$name.conf"
   start_agent "$name" || continue
-  LONG=$(ag "$name" submit --gpus 8 --time 60s --team batch -- "$TMP/attempt.sh" "$TMP/$name.attempts" 2)
-  wait_state "$name" "$LONG" running 5 || fail "$policy: the long job did not start"
+  LONG=$(ag "$name" submit --gpus 8 --time 60s --team batch -- "$TMP/attempt.sh" "$TMP/$name.attempts" "$TMP/pub/$name.go")
+  wait_state "$name" "$LONG" running 20 || fail "$policy: the long job did not start"
   sleep 1.2
   SHORT=$(ag "$name" submit --gpus 8 --time 5s --team urgent -- sleep 0.3)
-  wait_state "$name" "$SHORT" completed 10 || fail "$policy: the short job did not run"
-  wait_state "$name" "$LONG" completed 15 || fail "$policy: the long job did not finish after its restart"
+  wait_state "$name" "$SHORT" completed 20 || fail "$policy: the short job did not run"
+  touch "$TMP/pub/$name.go"
+  wait_state "$name" "$LONG" completed 20 || fail "$policy: the long job did not finish after its restart"
   [ "$(cat "$TMP/$name.attempts" 2>/dev/null | tr '\n' ' ')" = "1 2 " ] && pass ||
     fail "$policy: the long job's attempts saw FLEETSIM_ATTEMPT '$(cat "$TMP/$name.attempts" 2>/dev/null | tr '\n' ' ')', want '1 2'"
   [ "$(job_field "$name" "$LONG" preemptions)" = 1 ] && [ "$(job_field "$name" "$LONG" attempts)" = 2 ] && pass ||
@@ -782,24 +815,26 @@ for mode in crash loop double; do
   write_config "$name" "policy = $bad:$mode@3" "decide_timeout = 1s" \
     "http_listen = 127.0.0.1:$port" "http_token_file = $TMP/token"
   start_agent "$name" || continue
-  A=$(ag "$name" submit --gpus 1 --time 30s -- sleep 2)
-  wait_state "$name" "$A" running 5 || fail "$mode: the first job did not start"
+  A=$(ag "$name" submit --gpus 1 --time 30s -- sh -c "$(gate "$TMP/pub/$name.A")")
+  wait_state "$name" "$A" running 20 || fail "$mode: the first job did not start"
   P=$(ag "$name" submit --gpus 3 --time 30s -- true)
-  sleep 1.5 # the loop mode needs its 1 s limit
-  kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null && pass || fail "$mode: the daemon died"
-  ag "$name" status >"$TMP/status" 2>&1 || fail "$mode: status failed: $(cat "$TMP/status")"
   case $mode in
     crash) want="POLICY FAILED: policy '$bad:crash@3' crashed with SIGSEGV (segmentation fault) in decide() at t=" ;;
     loop) want="POLICY FAILED: policy '$bad:loop@3' did not return from decide() within 1 s at t=" ;;
     double) want="" ;;
   esac
+  sleep 1.5 # the loop mode needs its 1 s limit
+  [ -n "$want" ] && wait_status "$name" "$want" 10
+  kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null && pass || fail "$mode: the daemon died"
+  ag "$name" status >"$TMP/status" 2>&1 || fail "$mode: status failed: $(cat "$TMP/status")"
+  touch "$TMP/pub/$name.A"
   if [ -n "$want" ]; then
     grep -qF "$want" "$TMP/status" && pass || fail "$mode: status does not report the failure: $(cat "$TMP/status")"
     grep -qF "policy failed: no new job starts" "$TMP/$name.log" && pass || fail "$mode: no log line for the failure"
     $CHECK http GET "http://127.0.0.1:$port/metrics" "$(cat "$TMP/token")" >"$TMP/out"
     grep -q '^fleetsim_policy_failed 1$' "$TMP/out" && pass || fail "$mode: /metrics lacks fleetsim_policy_failed 1"
     # the running job goes on and completes; a new job waits
-    wait_state "$name" "$A" completed 5 && pass || fail "$mode: the running job did not complete"
+    wait_state "$name" "$A" completed 20 && pass || fail "$mode: the running job did not complete"
     C=$(ag "$name" submit --gpus 1 --time 30s -- true)
     sleep 0.5
     [ "$(job_field "$name" "$C" state)" = queued ] && pass || fail "$mode: a job started after the policy failed"
@@ -807,6 +842,7 @@ for mode in crash loop double; do
     stop_agent "$name"
     start_agent "$name" || continue
     sleep 1.5
+    wait_status "$name" "$want" 10
     kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null && ag "$name" status >"$TMP/status" 2>&1 &&
       grep -qF "$want" "$TMP/status" && pass || fail "$mode: after a restart: $(cat "$TMP/status")"
     [ "$(job_field "$name" "$P" state)" = queued ] && [ "$(job_field "$name" "$C" state)" = queued ] && pass ||
