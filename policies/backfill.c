@@ -444,14 +444,17 @@ static int conservative_place(struct backfill_pass *pass, uint32_t qi, int64_t *
     const struct policy_job *job = &pass->view->queued[qi];
     int64_t dur = queue_job_duration(job);
     int64_t at = profile_earliest(pass->profile, job->slots, dur);
-    if (at == INT64_MAX)
+    if (at == INT64_MAX) {
+        promises_unplaced(pass->promises);
         return 0;
+    }
     if (profile_reserve(pass->profile, at, dur, job->slots) != 0)
         return -1;
     int rc = conservative_settle(pass, qi, at, free_now);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    struct promise p = {job->id, at, dur, job->slots, qi, PROMISE_HELD, job->estimate_us, job->submit_us};
+    struct promise p = {job->id, at, dur, job->slots, pass->view->queue_origin + qi, PROMISE_HELD, job->estimate_us,
+                        job->submit_us};
     return promises_new(pass->promises, &p);
 }
 
@@ -512,7 +515,7 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
         promises_settled(pm, p);
         if (t == INT64_MAX && p->at_us > v->now_us)
             continue; /* held, not due: the view says it already (resume checked reserved_us) */
-        int rc = conservative_settle(pass, p->qi, p->at_us, free_now);
+        int rc = conservative_settle(pass, (uint32_t)(p->coord - v->queue_origin), p->at_us, free_now);
         if (rc < 0 || (rc == 1 && promises_gone(pm, r) != 0))
             return -1;
     }

@@ -193,9 +193,12 @@ struct cluster_view {
      * longer holds: what lies outside [queue_origin, queue_origin +
      * n_queued) is simply not queued any more. Coordinates have no fixed
      * bound (size what you keep from queue_origin + n_queued); queue_dirty
-     * may be NULL when n_queue_dirty is 0. When queue_tracked is 0 (the
-     * first pass, a host that does not track, or one that moved its queue
-     * in memory), nothing is promised. The record covers the time since
+     * may be NULL when n_queue_dirty is 0. A host that says 1 has also
+     * carried out every decision of the previous call (its starts left
+     * the queue, its RESERVEs are in reserved_us): one that refused a
+     * pass says 0 at the next. When queue_tracked is 0 (the
+     * first pass, a host that does not track, one that moved its queue
+     * in memory or refused a pass), nothing is promised. The record covers the time since
      * the previous call, so a policy that keeps state reads it on every
      * call, including those where it decides nothing. */
     uint64_t queue_origin;

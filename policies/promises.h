@@ -30,7 +30,9 @@
  * promises_resume decides whether the view allows it: the cluster's size
  * unchanged, no GPU shared, the jobs with a promise those recorded here in
  * the same (queue) order, each with the promise, slots and length recorded
- * and not in the past, and the base, compared release by release with the
+ * and not in the past (under FCFS, read only at the ends of the queue that
+ * the host's record of the queue says changed, where it can: promises.c,
+ * read_changes), and the base, compared release by release with the
  * one recorded, gaining slots only over finite spans. Anything else, and
  * the first pass, rebuild (the pass then records afresh). The record is
  * only a cache, checked against the view each pass, so decide() stays a
@@ -51,7 +53,13 @@ struct promise {
     int64_t at_us;
     int64_t dur_us; /* queue_job_duration */
     int64_t slots;
-    uint32_t qi; /* the job's index in the view (promises_resume sets it) */
+    /* the job's coordinate in the host's queue (policy.h, queue_origin):
+     * its index in the view is coord - queue_origin. Kept as a coordinate
+     * because a job the host did not move keeps it from one view to the
+     * next, where its index changes whenever the head of the queue leaves
+     * (promises_resume sets it for the jobs it reads; a tombstone's is
+     * stale) */
+    uint64_t coord;
     uint32_t fate; /* in the pass: PROMISE_HELD, _MOVED or _GONE */
     /* what an order by fixed keys reads besides the length (SJF the
      * request itself, 0 and 1 us apart though both last 1 us; F1 the
@@ -108,6 +116,18 @@ struct promise_rank {
 struct promises {
     int valid, spoilt;
     int kept; /* the pass in progress resumed (promises_resume said 1) */
+    /* the pass in progress read only what the host's record of the queue
+     * says changed (promises_resume's read_changes) */
+    int read_changes;
+    /* the record may be checked against the next view through the host's
+     * record of the queue: the last pass resumed in arrival order and
+     * left no job it could place without a promise */
+    int follows_changes;
+    int unplaced; /* the pass in progress left such a job */
+    /* what the host's record of the queue said changed since the last
+     * pass (promises_track): [origin, head_to) and [tail_from, end) of
+     * the view then */
+    uint64_t head_to, tail_from;
     int64_t now_us, total_slots;
     int64_t free_after; /* free slots at now_us once the pass's starts took theirs */
     /* the base: releases by ascending time (the pass's starts among them) */
@@ -143,6 +163,7 @@ struct promises {
     uint32_t next_n_queued;
     struct promise_release *started;
     uint32_t n_started, cap_started;
+    uint64_t origin; /* the view's queue_origin */
     uint32_t *touched; /* held promises that moved or left */
     uint32_t n_touched, cap_touched;
     struct promise *fresh; /* new promises */
@@ -165,6 +186,11 @@ struct promises {
 void promises_init(struct promises *pm);
 void promises_release(struct promises *pm);
 
+/* What the host's record of the queue (policy.h, queue_tracked) says
+ * changed: to be called with every view the instance's decide() is given,
+ * even one it decides nothing on (the record covers only the time since
+ * the last call), before promises_begin. */
+void promises_track(struct promises *pm, const struct cluster_view *v);
 /* Starts recording a pass. */
 void promises_begin(struct promises *pm, const struct cluster_view *v);
 /* The view's base, as a pass builds its profile from it: running job
@@ -204,6 +230,9 @@ int promises_started(struct promises *pm, int64_t end_us, int64_t slots);
 int promises_gone(struct promises *pm, uint32_t r);
 int promises_new(struct promises *pm, const struct promise *p);
 void promises_spoil(struct promises *pm);
+/* The pass left a job that it could place without a promise: the record
+ * then names not every job that waits. */
+void promises_unplaced(struct promises *pm);
 
 /* Ends the record of the pass over view v: free_after is the free slots once its
  * starts took theirs; valid 0 when the next pass must rebuild whatever
@@ -211,7 +240,7 @@ void promises_spoil(struct promises *pm);
 int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid);
 
 /* 1 when a valid record is whole, for tests: its promises in queue order
- * (rising queue index, tombstones apart), n_gone the tombstones and none
+ * (rising coordinate, tombstones apart), n_gone the tombstones and none
  * last, the order and `out` naming every promise held once. */
 int promises_record_whole(const struct promises *pm);
 

@@ -383,6 +383,8 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
      * changed covers only the time since the last call */
     if (q->indexed && queue_index_update(&q->index, view) != 0)
         return -1;
+    if (q->mode == BACKFILL_CONSERVATIVE)
+        promises_track(&q->promises, view);
     if (view->n_queued == 0)
         return 0;
     /* Nothing can start on a full machine unless something is preempted
@@ -471,6 +473,12 @@ int queue_policy_reads_gaps(const void *state)
 int queue_policy_last_pass_kept(const void *state)
 {
     return ((const struct queue_policy *)state)->promises.kept;
+}
+
+int queue_policy_last_pass_read_changes(const void *state)
+{
+    const struct queue_policy *q = state;
+    return q->promises.kept && q->promises.read_changes;
 }
 
 int queue_policy_record_whole(const void *state)

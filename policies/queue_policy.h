@@ -40,6 +40,9 @@ int queue_policy_reads_gaps(const void *state);
 /* 1 when the instance's last conservative pass started from the profile it
  * kept (policies/promises.h) rather than rebuilding; for tests. */
 int queue_policy_last_pass_kept(const void *state);
+/* 1 when that pass read only what the host's record of the queue says
+ * changed (policies/promises.c, read_changes); for tests. */
+int queue_policy_last_pass_read_changes(const void *state);
 /* promises_record_whole of the instance's record; for tests. */
 int queue_policy_record_whole(const void *state);
 
