@@ -304,7 +304,7 @@ static int read_changes(struct promises *pm, const struct cluster_view *v)
         return 0; /* a promise not kept */
     const struct policy_job *queued = v->queued;
     struct promise *rec = pm->rec;
-    uint32_t *newcomers = pm->newcomers, n_newcomers = 0, n_rec = pm->n_rec, r = 0;
+    uint32_t *newcomers = pm->newcomers, n_newcomers = 0, n_rec = pm->n_rec, r = pm->first_live;
     int64_t now = v->now_us, total_slots = v->total_slots;
     for (uint32_t k = 0; k < (uint32_t)(h - origin); k++) {
         while (r < n_rec && rec[r].fate == PROMISE_GONE)
@@ -361,7 +361,8 @@ static int read_all(struct promises *pm, const struct cluster_view *v, const uin
      * third of a replay with a queue of 88,658) */
     const struct policy_job *queued = v->queued;
     struct promise *rec = pm->rec;
-    uint32_t *newcomers = pm->newcomers, n_newcomers = 0, n_queued = v->n_queued, n_rec = pm->n_rec, r = 0;
+    uint32_t *newcomers = pm->newcomers, n_newcomers = 0, n_queued = v->n_queued, n_rec = pm->n_rec,
+             r = pm->first_live;
     uint64_t origin = v->queue_origin;
     int64_t now = v->now_us, total_slots = v->total_slots;
     int ranked = order != NULL;
@@ -707,6 +708,7 @@ static int record_resumed(struct promises *pm)
     take_next_order(pm, m);
     pm->n_rec = k;
     pm->n_gone = 0;
+    pm->first_live = 0;
     pm->n_out = n_out;
     return 0;
 }
@@ -732,6 +734,7 @@ static int record_rebuilt(struct promises *pm)
         }
     pm->n_rec = n;
     pm->n_gone = 0;
+    pm->first_live = 0;
     pm->n_order = 0;
     pm->n_out = n;
     return 0;
@@ -762,6 +765,10 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
     pm->free_after = free_after;
     pm->now_us = pm->next_now_us;
     pm->total_slots = pm->next_total_slots;
+    if (pm->first_live > pm->n_rec)
+        pm->first_live = pm->n_rec;
+    while (pm->first_live < pm->n_rec && pm->rec[pm->first_live].fate == PROMISE_GONE)
+        pm->first_live++;
     pm->valid = valid && !pm->spoilt;
     pm->follows_changes = pm->valid && pm->kept && !pm->ranked && !pm->unplaced;
     pm->head_to = 0;
@@ -775,7 +782,11 @@ int promises_record_whole(const struct promises *pm)
         return 1; /* the next pass rebuilds: nothing to check */
     uint32_t gone = 0, live = 0;
     uint64_t last = 0;
+    if (pm->first_live > pm->n_rec)
+        return 0;
     for (uint32_t r = 0; r < pm->n_rec; r++) {
+        if (r < pm->first_live && pm->rec[r].fate != PROMISE_GONE)
+            return 0;
         if (pm->rec[r].fate == PROMISE_GONE) {
             gone++;
             continue;

@@ -141,6 +141,11 @@ struct promises {
      * promises_resume */
     struct promise *rec;
     uint32_t n_rec, cap_rec, n_gone;
+    /* rec[0 .. first_live) are tombstones: the jobs at the head start
+     * first, and a deep queue's record held thousands of them, which
+     * read_changes stepped over in every pass (a quarter of METACENTRUM's
+     * replay) */
+    uint32_t first_live;
     uint32_t *order;
     struct promise_rank *out;
     uint32_t n_order, n_out, cap_order, cap_out;
@@ -240,7 +245,7 @@ void promises_unplaced(struct promises *pm);
 int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid);
 
 /* 1 when a valid record is whole, for tests: its promises in queue order
- * (rising coordinate, tombstones apart), n_gone the tombstones and none
+ * (rising coordinate, tombstones apart, all before first_live), n_gone the tombstones and none
  * last, the order and `out` naming every promise held once. */
 int promises_record_whole(const struct promises *pm);
 
