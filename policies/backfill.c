@@ -514,7 +514,8 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
             return -1;
         promises_settled(pm, p);
         if (t == INT64_MAX && p->at_us > v->now_us)
-            continue; /* held, not due: the view says it already (resume checked reserved_us) */
+            continue; /* held, not due: the view says it already (resume checked reserved_us, or the
+                         host's record of the queue vouches for it: policy.h, queue_tracked) */
         int rc = conservative_settle(pass, (uint32_t)(p->coord - v->queue_origin), p->at_us, free_now);
         if (rc < 0 || (rc == 1 && promises_gone(pm, r) != 0))
             return -1;

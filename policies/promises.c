@@ -553,6 +553,7 @@ void promises_unplaced(struct promises *pm)
 void promises_spoil(struct promises *pm)
 {
     pm->spoilt = 1;
+    pm->follows_changes = 0;
     /* at once, not only at promises_end: a pass that fails stops before
      * it, and must leave no record that looks whole (its profile may be
      * half carved, its fates half set) for the next pass to resume from */
@@ -617,7 +618,8 @@ static int drop_touched(struct promises *pm, uint32_t *n_out)
  * left: the record is changed where it stands, not copied (the copy, 56
  * bytes a promise each pass, was most of what the record cost behind
  * METACENTRUM's queue of up to 88,658). The new promises join at the end;
- * a promise gone stays as a tombstone that resume() steps over, until
+ * a promise gone stays as a tombstone that the reads step over (those at
+ * the front once, at promises_end: first_live), until
  * record_resumed copies the record again once they are half of it; a
  * moved one waits in out at its place (drop_touched). Every failure
  * returns before the first change. Returns 0 or -1 (memory). */

@@ -121,7 +121,8 @@ struct promises {
     int read_changes;
     /* the record may be checked against the next view through the host's
      * record of the queue: the last pass resumed in arrival order and
-     * left no job it could place without a promise */
+     * gave a promise (or a start) to every job no larger than the
+     * cluster */
     int follows_changes;
     int unplaced; /* the pass in progress left such a job */
     /* what the host's record of the queue said changed since the last
@@ -235,8 +236,9 @@ int promises_started(struct promises *pm, int64_t end_us, int64_t slots);
 int promises_gone(struct promises *pm, uint32_t r);
 int promises_new(struct promises *pm, const struct promise *p);
 void promises_spoil(struct promises *pm);
-/* The pass left a job that it could place without a promise: the record
- * then names not every job that waits. */
+/* The pass found no start for a job no larger than the cluster (the
+ * profile never had room for it), which has no promise: the record then
+ * names not every job that waits. */
 void promises_unplaced(struct promises *pm);
 
 /* Ends the record of the pass over view v: free_after is the free slots once its
