@@ -428,11 +428,7 @@ static int print_json(const struct fit_args *a, const struct fit_result *r, cons
                            "forecast_mean", trip_json(&rt->mean), "forecasts", fc),
                  &ok);
     }
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(root);
-        root = NULL;
-    }
-    return cli_print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    return cli_print_json(json_doc_whole(root, ok), JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 }
 
 static int write_yaml(const struct fit_args *a, const struct fit_result *r)

@@ -856,11 +856,7 @@ int cmd_plan(int argc, char **argv)
         int ok = 1;
         json_t *root = p.partial ? json_object() : forecast_json(&p.confirm);
         json_put(root, "plan", plan_json(&s, &po, &p, slo_text, p.evaluations), &ok);
-        if (!ok) {
-            json_decref(root);
-            root = NULL;
-        }
-        rc = print_json(root);
+        rc = print_json(json_doc_whole(root, ok));
     } else {
         print_plan(stdout, &s, &po, &p, p.evaluations);
         if (!p.partial) {

@@ -454,15 +454,11 @@ static int replay_protocol(const struct replay_args *a)
                       json_pack("{s:I, s:I, s:f, s:f}", "start", (json_int_t)win[k].start, "first_id",
                                 (json_int_t)win[k].first_id, "bsld", win[k].bsld, "utilization", win[k].utilization),
                       &ok);
-        json_t *root = NULL;
-        if (ok)
-            root = json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:b, s:o, s:f, s:f}", "meta", "tool", "fleetsim",
-                             "version", FLEETSIM_VERSION_STRING, "protocol", "rlscheduler", "trace", a->trace,
-                             "policy", a->policy, "compat_wait", a->compat_wait, "windows", windows, "bsld_mean",
-                             bsld, "utilization_mean", util);
-        else
-            json_decref(windows);
-        rc = cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+        json_t *root = json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:b, s:o, s:f, s:f}", "meta", "tool", "fleetsim",
+                                 "version", FLEETSIM_VERSION_STRING, "protocol", "rlscheduler", "trace", a->trace,
+                                 "policy", a->policy, "compat_wait", a->compat_wait, "windows", windows, "bsld_mean",
+                                 bsld, "utilization_mean", util);
+        rc = cli_print_json(json_doc_whole(root, ok), JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
     } else {
         printf("protocol     rlscheduler (SC'20), %s%s\n", a->policy, a->compat_wait ? ", compat wait" : "");
         printf("trace        %s (%zu jobs; machine %lld nodes, %lld processors)\n", a->trace, w.n,

@@ -179,11 +179,7 @@ static json_t *gpu_group_json(const struct gpustats_group *g)
                   "runtime_s", "mean", g->runtime_mean_s, "p50", g->runtime_p50_s, "p95", g->runtime_p95_s, "queue_s",
                   queue, "gpus", gpus, "outcome", "completed", (double)g->completed / n, "killed",
                   (double)g->killed / n, "failed", (double)g->failed / n, "unknown", (double)g->unknown / n);
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    return json_doc_whole(doc, ok);
 }
 
 static json_t *gpu_stats_json(const struct gpustats *g, enum trace_format used)
@@ -195,11 +191,7 @@ static json_t *gpu_stats_json(const struct gpustats *g, enum trace_format used)
     json_t *doc = json_pack("{s:s, s:I, s:I, s:o, s:o}", "format", trace_format_name(used), "jobs_in_file",
                             (json_int_t)g->jobs_in_file, "skipped_at_read", (json_int_t)g->skipped_at_read, "overall",
                             gpu_group_json(&g->all), "by_team", teams);
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    return json_doc_whole(doc, ok);
 }
 
 static void print_gpu_row(const struct gpustats_group *g)
@@ -248,11 +240,7 @@ static int print_stats_json(const char *path, const struct trace_stats *s, const
     int ok = 1;
     if (root && g)
         json_put(root, "gpu", gpu_stats_json(g, used), &ok);
-    if (!ok) {
-        json_decref(root);
-        root = NULL;
-    }
-    return cli_print_json(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    return cli_print_json(json_doc_whole(root, ok), JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
 }
 
 /* A machine or node list given to stats: what cluster it describes. */

@@ -222,12 +222,7 @@ static json_t *json_distribution(const struct distribution *d)
     json_t *o = json_pack("{s:s, s:f}", "kind", distribution_kind_name(d->kind), names[d->kind][0], d->a);
     if (o && names[d->kind][1])
         json_put(o, names[d->kind][1], json_real(d->b), &ok);
-    json_t *doc = o;
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    return json_doc_whole(o, ok);
 }
 
 static json_t *json_inventory(const struct scenario *s)
@@ -247,11 +242,7 @@ static json_t *json_inventory(const struct scenario *s)
     }
     json_t *doc = json_pack("{s:o, s:o, s:I}", "partitions", parts, "gpus_by_type", by_type, "gpus",
                             (json_int_t)scenario_initial_gpus(s));
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    return json_doc_whole(doc, ok);
 }
 
 static json_t *json_procurement(const struct scenario *s)
@@ -275,11 +266,7 @@ static json_t *json_procurement(const struct scenario *s)
                   &ok);
     }
     json_t *doc = json_pack("{s:o, s:o}", "orders", orders, "retirements", rets);
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
+    return json_doc_whole(doc, ok);
 }
 
 static int print_json(json_t *root)
@@ -314,11 +301,7 @@ static int print_summary_json(const struct scenario *s)
                            "base_growth_per_quarter", s->workload.base_growth_per_quarter),
                  &ok);
     }
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(root);
-        root = NULL;
-    }
-    return print_json(root);
+    return print_json(json_doc_whole(root, ok));
 }
 
 static int print_errors_json(const char *path, const struct diag_list *d)
@@ -332,12 +315,8 @@ static int print_errors_json(const char *path, const struct diag_list *d)
                             g->file, "line", (int)g->line, "col", (int)g->col, "message", g->msg),
                   &ok);
     }
-    json_t *doc = json_pack("{s:s, s:b, s:o}", "scenario", path, "valid", 0, "diagnostics", errors);
-    if (!ok) { /* a value that could not be built: no document with a key left out */
-        json_decref(doc);
-        doc = NULL;
-    }
-    return print_json(doc);
+    return print_json(
+        json_doc_whole(json_pack("{s:s, s:b, s:o}", "scenario", path, "valid", 0, "diagnostics", errors), ok));
 }
 
 /* ---- the command ---- */

@@ -27,6 +27,14 @@ void json_push(json_t *arr, json_t *v, int *ok)
     }
 }
 
+json_t *json_doc_whole(json_t *doc, int ok)
+{
+    if (ok)
+        return doc;
+    json_decref(doc);
+    return NULL;
+}
+
 /* The encoding's text, with every failure to grow it remembered: jansson
  * 2.14 ignores the callback's failure while it writes an object's key, and
  * would return a document without the key as a success. */

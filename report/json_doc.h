@@ -18,6 +18,9 @@
 void json_put(json_t *obj, const char *key, json_t *v, int *ok);
 /* Appends v to arr, taking v; *ok = 0 as json_put. */
 void json_push(json_t *arr, json_t *v, int *ok);
+/* doc, or NULL (doc released) when ok is 0: a document that lost a value
+ * is no document, rather than one with a key left out. */
+json_t *json_doc_whole(json_t *doc, int ok);
 /* Writes root (not taken; NULL means it could not be built) encoded with
  * flags, then a newline, to out, which is the file `what`. Returns 0, or -1
  * with err set: "out of memory" (nothing written), or as

@@ -27,6 +27,16 @@ static void test_put_remembers_a_null(void)
     json_decref(arr);
 }
 
+/* A document that lost a value is no document (released: ASan's leak check
+ * sees it); one that lost none is itself. */
+static void test_whole_or_null(void)
+{
+    json_t *o = json_object();
+    CHECK(json_doc_whole(o, 1) == o);
+    CHECK(json_doc_whole(o, 0) == NULL);
+    CHECK(json_doc_whole(NULL, 1) == NULL);
+}
+
 /* The text, then a newline; a NULL document writes nothing and says why. */
 static void test_write_whole_or_nothing(void)
 {
@@ -52,4 +62,5 @@ void suite_json_doc(void)
 {
     test_run("json_doc: a NULL value is remembered, not left out", test_put_remembers_a_null);
     test_run("json_doc: a document is written whole, or nothing with the reason", test_write_whole_or_nothing);
+    test_run("json_doc: a document that lost a value is none", test_whole_or_null);
 }
