@@ -30,7 +30,6 @@ void promises_release(struct promises *pm)
     free(pm->started_scratch);
     free(pm->rank);
     free(pm->fresh_scratch);
-    free(pm->leaving);
     promises_init(pm);
 }
 
@@ -164,27 +163,55 @@ static void take_next_order(struct promises *pm, uint32_t n)
     pm->n_order = n;
 }
 
-/* Sorts the promises not yet in order and merges them in. */
+/* The first place in the order whose promise is not placed before one at
+ * `at` with priority `tie` (rank_before): a binary search, as the order
+ * is sorted so. */
+static uint32_t order_place(const struct promises *pm, int64_t at, uint32_t tie)
+{
+    const uint32_t *order = pm->order;
+    uint32_t lo = 0, len = pm->n_order;
+    while (len > 0) {
+        uint32_t half = len / 2, r = order[lo + half];
+        if (rank_before(pm->rec[r].at_us, tie_of(pm, r), at, tie)) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
+    }
+    return lo;
+}
+
+/* Sorts the promises not yet in order and merges them in: each one's
+ * place found by a binary search, the order shifted up behind it from
+ * the last one down. (A merge that read every promise in the order was a
+ * cache miss per promise each pass behind a deep queue, the order being
+ * by time and the record by queue.) */
 static int merge_out(struct promises *pm)
 {
-    if (pm->n_out == 0)
+    uint32_t n_out = pm->n_out;
+    if (n_out == 0)
         return 0;
-    if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_rec, sizeof *pm->next_order) != 0 ||
-        grow((void **)&pm->out_scratch, &pm->cap_out_scratch, pm->n_out, sizeof *pm->out_scratch) != 0)
+    if (grow((void **)&pm->order, &pm->cap_order, pm->n_order + n_out, sizeof *pm->order) != 0 ||
+        grow((void **)&pm->next_order, &pm->cap_next_order, n_out, sizeof *pm->next_order) != 0 ||
+        grow((void **)&pm->out_scratch, &pm->cap_out_scratch, n_out, sizeof *pm->out_scratch) != 0)
         return -1;
-    for (uint32_t k = 0; k < pm->n_out; k++) {
-        pm->out[k].at_us = pm->rec[pm->out[k].rec].at_us;
-        pm->out[k].tie = tie_of(pm, pm->out[k].rec);
+    struct promise_rank *out = pm->out;
+    for (uint32_t k = 0; k < n_out; k++) {
+        out[k].at_us = pm->rec[out[k].rec].at_us;
+        out[k].tie = tie_of(pm, out[k].rec);
     }
-    sort_ranks(pm->out, pm->n_out, pm->out_scratch);
-    uint32_t a = 0, b = 0, k = 0;
-    while (a < pm->n_order || b < pm->n_out) {
-        int take_a = b == pm->n_out || (a < pm->n_order && rank_before(pm->rec[pm->order[a]].at_us,
-                                                                        tie_of(pm, pm->order[a]), pm->out[b].at_us,
-                                                                        pm->out[b].tie));
-        pm->next_order[k++] = take_a ? pm->order[a++] : pm->out[b++].rec;
+    sort_ranks(out, n_out, pm->out_scratch);
+    uint32_t *place = pm->next_order; /* rising, as out is sorted */
+    for (uint32_t k = 0; k < n_out; k++)
+        place[k] = order_place(pm, out[k].at_us, out[k].tie);
+    uint32_t *order = pm->order, end = pm->n_order;
+    for (uint32_t k = n_out; k-- > 0;) {
+        memmove(&order[place[k] + k + 1], &order[place[k]], (end - place[k]) * sizeof *order);
+        order[place[k] + k] = out[k].rec;
+        end = place[k];
     }
-    take_next_order(pm, k);
+    pm->n_order += n_out;
     pm->n_out = 0;
     return 0;
 }
@@ -500,12 +527,15 @@ void promises_settled(struct promises *pm, const struct promise *p)
     }
 }
 
+/* Marks held promise rec[r] moved or gone; the first time, before a move
+ * changes its promise, it is noted with the promise that places it in the
+ * order (drop_touched finds it by that). */
 static int touch(struct promises *pm, uint32_t r, uint32_t fate)
 {
     if (pm->rec[r].fate == PROMISE_HELD) {
         if (grow((void **)&pm->touched, &pm->cap_touched, pm->n_touched + 1, sizeof *pm->touched) != 0)
             return -1;
-        pm->touched[pm->n_touched++] = r;
+        pm->touched[pm->n_touched++] = (struct promise_rank){pm->rec[r].at_us, r, 0};
     }
     pm->rec[r].fate = fate;
     return 0;
@@ -514,12 +544,12 @@ static int touch(struct promises *pm, uint32_t r, uint32_t fate)
 int promises_move(struct promises *pm, struct profile *profile, uint32_t r, int64_t t)
 {
     struct promise *p = &pm->rec[r];
-    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0)
+    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0 || touch(pm, r, PROMISE_MOVED) != 0)
         return -1;
     /* what it freed: its old window, less what its new one still covers */
     note_gain(pm, t + p->dur_us > p->at_us ? t + p->dur_us : p->at_us, p->at_us + p->dur_us);
     p->at_us = t;
-    return touch(pm, r, PROMISE_MOVED);
+    return 0;
 }
 
 /* ---- recording ---- */
@@ -574,34 +604,55 @@ MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
 
 /* record_in_place's part for the held promises the pass touched: the
  * order drops them, a gone one stays as a tombstone, a moved one goes to
- * out (from *n_out on). Returns 0 or -1 (memory, before any change). */
-static int drop_touched(struct promises *pm, uint32_t *n_out)
+ * out (from *n_out on). Each is found in the order by a binary search on
+ * the promise it held there (a moved one's put back for the search), and
+ * the order closes over them from the first on: a walk that asked of
+ * every promise in the order whether it left was a cache miss per promise
+ * (a quarter of METACENTRUM's conservative replay). A touched promise not
+ * where its promise places it would be a record out of order: it is
+ * spoilt (the next pass rebuilds), never patched. */
+static void drop_touched(struct promises *pm, uint32_t *n_out)
 {
-    if (grow((void **)&pm->next_order, &pm->cap_next_order, pm->n_order, sizeof *pm->next_order) != 0)
-        return -1;
-    if (pm->cap_leaving < pm->n_rec) { /* all zero but while this runs */
-        uint8_t *leaving = calloc(pm->cap_rec, 1);
-        if (!leaving)
-            return -1;
-        free(pm->leaving);
-        pm->leaving = leaving;
-        pm->cap_leaving = pm->cap_rec;
-    }
     struct promise *rec = pm->rec;
-    uint8_t *leaving = pm->leaving;
-    const uint32_t *touched = pm->touched;
+    struct promise_rank *touched = pm->touched;
     uint32_t n_touched = pm->n_touched;
-    for (uint32_t i = 0; i < n_touched; i++)
-        leaving[touched[i]] = 1;
-    const uint32_t *order = pm->order;
-    uint32_t *next_order = pm->next_order, n_order = pm->n_order, m = 0;
-    for (uint32_t i = 0; i < n_order; i++) {
-        next_order[m] = order[i];
-        m += !leaving[order[i]];
+    for (uint32_t i = 0; i < n_touched; i++) {
+        int64_t now_at = rec[touched[i].rec].at_us;
+        rec[touched[i].rec].at_us = touched[i].at_us;
+        touched[i].at_us = now_at;
+    }
+    int found = 1;
+    for (uint32_t i = 0; i < n_touched; i++) {
+        uint32_t r = touched[i].rec;
+        touched[i].tie = order_place(pm, rec[r].at_us, tie_of(pm, r));
+        found &= touched[i].tie < pm->n_order && pm->order[touched[i].tie] == r;
     }
     for (uint32_t i = 0; i < n_touched; i++) {
-        uint32_t r = touched[i];
-        leaving[r] = 0;
+        int64_t was = rec[touched[i].rec].at_us;
+        rec[touched[i].rec].at_us = touched[i].at_us;
+        touched[i].at_us = was;
+    }
+    if (!found) {
+        promises_spoil(pm);
+        return;
+    }
+    /* their places, rising: the pass touches them as it walks the order,
+     * so this sort only checks that */
+    for (uint32_t i = 1; i < n_touched; i++)
+        for (uint32_t j = i; j > 0 && touched[j - 1].tie > touched[j].tie; j--) {
+            struct promise_rank t = touched[j - 1];
+            touched[j - 1] = touched[j];
+            touched[j] = t;
+        }
+    uint32_t *order = pm->order, m = n_touched ? touched[0].tie : pm->n_order;
+    for (uint32_t i = 0; i < n_touched; i++) {
+        uint32_t from = touched[i].tie + 1, to = i + 1 < n_touched ? touched[i + 1].tie : pm->n_order;
+        memmove(&order[m], &order[from], (to - from) * sizeof *order);
+        m += to - from;
+    }
+    pm->n_order = m;
+    for (uint32_t i = 0; i < n_touched; i++) {
+        uint32_t r = touched[i].rec;
         if (rec[r].fate == PROMISE_GONE) {
             pm->n_gone++;
             continue;
@@ -609,8 +660,6 @@ static int drop_touched(struct promises *pm, uint32_t *n_out)
         rec[r].fate = PROMISE_HELD;
         pm->out[(*n_out)++].rec = r;
     }
-    take_next_order(pm, m);
-    return 0;
 }
 
 /* record_resumed's common case, where the new promises come after the
@@ -630,8 +679,8 @@ static int record_in_place(struct promises *pm)
         grow((void **)&pm->out, &pm->cap_out, pm->n_touched + pm->n_fresh, sizeof *pm->out) != 0)
         return -1;
     uint32_t n_out = 0;
-    if (pm->n_touched > 0 && drop_touched(pm, &n_out) != 0)
-        return -1;
+    if (pm->n_touched > 0)
+        drop_touched(pm, &n_out);
     struct promise *rec = pm->rec;
     for (uint32_t k = 0; k < pm->n_fresh; k++) {
         pm->out[n_out++].rec = pm->n_rec;
@@ -801,9 +850,6 @@ int promises_record_whole(const struct promises *pm)
     if (gone != pm->n_gone || (pm->n_rec > 0 && pm->rec[pm->n_rec - 1].fate == PROMISE_GONE) ||
         pm->n_order + pm->n_out != live)
         return 0;
-    for (uint32_t r = 0; r < pm->cap_leaving; r++)
-        if (pm->leaving[r])
-            return 0; /* record_in_place's marks are all taken back */
     uint8_t *seen = calloc(pm->n_rec ? pm->n_rec : 1, 1);
     if (!seen)
         return 0;

@@ -170,7 +170,10 @@ struct promises {
     struct promise_release *started;
     uint32_t n_started, cap_started;
     uint64_t origin; /* the view's queue_origin */
-    uint32_t *touched; /* held promises that moved or left */
+    /* held promises that moved or left, in the order the pass touched
+     * them: rec and the promise they held (their key in the order; tie is
+     * scratch for promises_end) */
+    struct promise_rank *touched;
     uint32_t n_touched, cap_touched;
     struct promise *fresh; /* new promises */
     uint32_t n_fresh, cap_fresh;
@@ -179,8 +182,6 @@ struct promises {
     uint32_t cap_next_rec;
     uint32_t *remap, *next_order;
     uint32_t cap_remap, cap_next_order;
-    uint8_t *leaving; /* per rec, 1 while the order drops it, else 0 */
-    uint32_t cap_leaving;
     int32_t *fresh_at; /* per queue index, a rebuild's: into fresh, or -1 */
     uint32_t cap_fresh_at;
     struct promise_rank *out_scratch; /* the sorts' */
