@@ -489,37 +489,48 @@ static int conservative_rebuild(struct backfill_pass *pass, int64_t *free_now)
     return 0;
 }
 
-/* The pass from the profile kept (policies/promises.h): each held promise
- * moves only if the profile has room for it before its promise, then the
- * newcomers are placed as in a rebuild. */
+/* The pass from the profile kept (policies/promises.h): the held promises
+ * in order, each moving if the profile has room for it before its
+ * promise and starting if due, stepping over each block of them none of
+ * which may move (nothing there is due: the first is later than now);
+ * then the newcomers, placed as in a rebuild. */
 static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
 {
     const struct cluster_view *v = pass->view;
     struct promises *pm = pass->promises;
     struct profile *pr = pass->profile;
-    for (uint32_t k = 0; k < pm->n_order; k++) {
-        uint32_t r = pm->order[k];
-        const struct promise *p = &pm->rec[r];
-        /* Nothing gained (a pass for arrivals, or ends on their estimate):
-         * no promise moves (gains come only from moves, which need gains),
-         * and past those due now every one holds and was told: resume
-         * refused any view whose reserved_us is not its recorded promise.
-         * The rest of the walk would decide nothing. */
-        if (p->at_us > v->now_us && pm->gain_from == INT64_MAX)
-            break;
-        int64_t t = INT64_MAX, from, to;
-        if (p->at_us > v->now_us && promises_may_move(pm, p, &from, &to))
-            t = profile_earliest_before(pr, p->slots, p->dur_us, from, to, p->at_us);
-        if (t != INT64_MAX && promises_move(pm, pr, r, t) != 0)
-            return -1;
-        promises_settled(pm, p);
-        if (t == INT64_MAX && p->at_us > v->now_us)
-            continue; /* held, not due: the view says it already (resume checked reserved_us, or the
-                         host's record of the queue vouches for it: policy.h, queue_tracked) */
-        int rc = conservative_settle(pass, (uint32_t)(p->coord - v->queue_origin), p->at_us, free_now);
-        if (rc < 0 || (rc == 1 && promises_gone(pm, r) != 0))
-            return -1;
+    const struct promise_order *order = &pm->order;
+    for (uint32_t b = 0; b < order->n_blocks; b++) {
+        const struct promise_order_block *blk = &order->block[b];
+        if (blk->first_at > v->now_us && pm->gain_from != INT64_MAX && !promises_block_may_move(pm, blk))
+            continue;
+        const uint32_t *items = promise_order_items(order, b);
+        for (uint32_t i = 0; i < blk->n; i++) {
+            struct promise_order_place at = {b, i};
+            const struct promise *p = &pm->rec[items[i]];
+            /* Nothing gained (a pass for arrivals, or ends on their
+             * estimate): no promise moves (gains come only from moves,
+             * which need gains), and past those due now every one holds
+             * and was told: resume refused any view whose reserved_us is
+             * not its recorded promise. The rest of the walk would decide
+             * nothing. */
+            if (p->at_us > v->now_us && pm->gain_from == INT64_MAX)
+                goto newcomers;
+            int64_t t = INT64_MAX, from, to;
+            if (p->at_us > v->now_us && promises_may_move(pm, p, &from, &to))
+                t = profile_earliest_before(pr, p->slots, p->dur_us, from, to, p->at_us);
+            if (t != INT64_MAX && promises_move(pm, pr, at, t) != 0)
+                return -1;
+            promises_settled(pm, p);
+            if (t == INT64_MAX && p->at_us > v->now_us)
+                continue; /* held, not due: the view says it already (resume checked reserved_us, or the
+                             host's record of the queue vouches for it: policy.h, queue_tracked) */
+            int rc = conservative_settle(pass, (uint32_t)(p->coord - v->queue_origin), p->at_us, free_now);
+            if (rc < 0 || (rc == 1 && promises_gone(pm, at) != 0))
+                return -1;
+        }
     }
+newcomers:
     for (uint32_t k = 0; k < pm->n_newcomers; k++)
         if (conservative_place(pass, pm->newcomers[k], free_now) != 0)
             return -1;

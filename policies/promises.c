@@ -16,7 +16,7 @@ void promises_release(struct promises *pm)
         return;
     free(pm->rel);
     free(pm->rec);
-    free(pm->order);
+    promise_order_release(&pm->order);
     free(pm->out);
     free(pm->newcomers);
     free(pm->started);
@@ -138,13 +138,6 @@ static int rank_goes_first(const struct promise_rank *a, const struct promise_ra
 
 MERGE_SORT_DEFINE(sort_ranks, struct promise_rank, rank_goes_first)
 
-/* Promise rec[r]'s priority among promises of one start: its job's rank,
- * or under FCFS its place in rec (queue order). */
-static uint32_t tie_of(const struct promises *pm, uint32_t r)
-{
-    return pm->ranked ? pm->rank[pm->rec[r].coord - pm->origin] : r;
-}
-
 static int qi_before(const struct promise *a, const struct promise *b)
 {
     return a->coord < b->coord;
@@ -152,66 +145,37 @@ static int qi_before(const struct promise *a, const struct promise *b)
 
 MERGE_SORT_DEFINE(sort_by_queue, struct promise, qi_before)
 
-/* next_order[0..n) becomes the order; the old order's buffer serves next. */
-static void take_next_order(struct promises *pm, uint32_t n)
+/* The order becomes the record indices next_order[0..n), in order.
+ * Returns 0 or -1 (memory). */
+static int order_from(struct promises *pm, uint32_t n)
 {
-    uint32_t *t = pm->order, cap = pm->cap_order;
-    pm->order = pm->next_order;
-    pm->cap_order = pm->cap_next_order;
-    pm->next_order = t;
-    pm->cap_next_order = cap;
-    pm->n_order = n;
+    promise_order_clear(&pm->order);
+    for (uint32_t k = 0; k < n; k++)
+        if (promise_order_append(&pm->order, pm->rec, pm->next_order[k]) != 0)
+            return -1;
+    return 0;
 }
 
-/* The first place in the order whose promise is not placed before one at
- * `at` with priority `tie` (rank_before): a binary search, as the order
- * is sorted so. */
-static uint32_t order_place(const struct promises *pm, int64_t at, uint32_t tie)
-{
-    const uint32_t *order = pm->order;
-    uint32_t lo = 0, len = pm->n_order;
-    while (len > 0) {
-        uint32_t half = len / 2, r = order[lo + half];
-        if (rank_before(pm->rec[r].at_us, tie_of(pm, r), at, tie)) {
-            lo += half + 1;
-            len -= half + 1;
-        } else {
-            len = half;
-        }
-    }
-    return lo;
-}
-
-/* Sorts the promises not yet in order and merges them in: each one's
- * place found by a binary search, the order shifted up behind it from
- * the last one down. (A merge that read every promise in the order was a
- * cache miss per promise each pass behind a deep queue, the order being
- * by time and the record by queue.) */
+/* Sorts the promises not yet in order and merges them in, block by block
+ * (policies/promise_order.h): only the blocks they join are read. */
 static int merge_out(struct promises *pm)
 {
     uint32_t n_out = pm->n_out;
     if (n_out == 0)
         return 0;
-    if (grow((void **)&pm->order, &pm->cap_order, pm->n_order + n_out, sizeof *pm->order) != 0 ||
-        grow((void **)&pm->next_order, &pm->cap_next_order, n_out, sizeof *pm->next_order) != 0 ||
-        grow((void **)&pm->out_scratch, &pm->cap_out_scratch, n_out, sizeof *pm->out_scratch) != 0)
+    if (grow((void **)&pm->out_scratch, &pm->cap_out_scratch, n_out, sizeof *pm->out_scratch) != 0)
         return -1;
+    /* priority among promises of one start: the job's rank, or under
+     * FCFS its place in rec (queue order) */
+    struct promise_order_ties ties = {pm->ranked ? pm->rank : NULL, pm->origin};
     struct promise_rank *out = pm->out;
     for (uint32_t k = 0; k < n_out; k++) {
         out[k].at_us = pm->rec[out[k].rec].at_us;
-        out[k].tie = tie_of(pm, out[k].rec);
+        out[k].tie = promise_order_tie(pm->rec, &ties, out[k].rec);
     }
     sort_ranks(out, n_out, pm->out_scratch);
-    uint32_t *place = pm->next_order; /* rising, as out is sorted */
-    for (uint32_t k = 0; k < n_out; k++)
-        place[k] = order_place(pm, out[k].at_us, out[k].tie);
-    uint32_t *order = pm->order, end = pm->n_order;
-    for (uint32_t k = n_out; k-- > 0;) {
-        memmove(&order[place[k] + k + 1], &order[place[k]], (end - place[k]) * sizeof *order);
-        order[place[k] + k] = out[k].rec;
-        end = place[k];
-    }
-    pm->n_order += n_out;
+    if (promise_order_merge(&pm->order, pm->rec, &ties, out, n_out) != 0)
+        return -1;
     pm->n_out = 0;
     return 0;
 }
@@ -259,7 +223,7 @@ static int read_job(struct promise *p, const struct policy_job *job, uint64_t co
 /* The record's earliest promise held, or INT64_MAX. */
 static int64_t earliest_promise(const struct promises *pm)
 {
-    int64_t t = pm->n_order ? pm->rec[pm->order[0]].at_us : INT64_MAX;
+    int64_t t = pm->order.n ? pm->rec[promise_order_items(&pm->order, 0)[0]].at_us : INT64_MAX;
     for (uint32_t k = 0; k < pm->n_out; k++)
         t = pm->rec[pm->out[k].rec].at_us < t ? pm->rec[pm->out[k].rec].at_us : t;
     return t;
@@ -449,33 +413,37 @@ int promises_resume(struct promises *pm, const struct cluster_view *v, struct pr
     return rc;
 }
 
-int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to)
+/* Whether a promise at `at` of `slots` for `dur` might move to a start
+ * in [*from, *to): its window reaching back `reach` (its length, or for a
+ * block of promises the longest). */
+static inline int may_move(const struct promises *pm, int64_t at, int64_t slots, int64_t dur, int64_t reach,
+                           int64_t *from, int64_t *to)
 {
-    if (pm->gain_from >= p->at_us)
+    if (pm->gain_from >= at)
         return 0;
     /* a window [t, t + dur) meets the gains when t lies in (from - dur, to);
      * the settled bound below only narrows that */
-    *from = pm->gain_from - p->dur_us + 1;
-    *to = pm->gain_to < p->at_us ? pm->gain_to : p->at_us;
+    *from = pm->gain_from - reach + 1;
+    *to = pm->gain_to < at ? pm->gain_to : at;
     if (*from >= *to)
         return 0;
     const struct promise_bounds *b = &pm->bounds;
     /* the bands, when the shapes overflowed */
-    int64_t settled = length_bounds_below(&b->bands, p->slots, p->dur_us);
+    int64_t settled = length_bounds_below(&b->bands, slots, dur);
     if (settled >= *to)
         return 0;
     for (uint32_t k = 0; k < b->n; k++) {
-        int64_t at = b->slots[k] <= p->slots && b->dur_us[k] <= p->dur_us ? b->at_us[k] : INT64_MIN;
-        if (at >= *to)
+        int64_t t = b->slots[k] <= slots && b->dur_us[k] <= dur ? b->at_us[k] : INT64_MIN;
+        if (t >= *to)
             return 0; /* a settled start at or past *to leaves no start in [*from, *to), whatever
                          the other bounds say (about half the promises a pass asks about stop here) */
-        settled = at > settled ? at : settled;
+        settled = t > settled ? t : settled;
     }
     /* the latest settled, newest first, up to the first no larger and no
      * longer (an earlier one seldom settled later) */
     for (uint32_t k = 0; k < b->n_recent; k++) {
         uint32_t i = (b->recent_next + PROMISE_RECENT - 1 - k) % PROMISE_RECENT;
-        if (b->recent_slots[i] <= p->slots && b->recent_dur_us[i] <= p->dur_us) {
+        if (b->recent_slots[i] <= slots && b->recent_dur_us[i] <= dur) {
             if (b->recent_at_us[i] >= *to)
                 return 0;
             settled = b->recent_at_us[i] > settled ? b->recent_at_us[i] : settled;
@@ -485,6 +453,17 @@ int promises_may_move(const struct promises *pm, const struct promise *p, int64_
     if (settled > *from)
         *from = settled;
     return *from < *to;
+}
+
+int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to)
+{
+    return may_move(pm, p->at_us, p->slots, p->dur_us, p->dur_us, from, to);
+}
+
+int promises_block_may_move(const struct promises *pm, const struct promise_order_block *b)
+{
+    int64_t from, to;
+    return may_move(pm, b->last_at, b->least_slots, b->least_dur, b->most_dur, &from, &to);
 }
 
 void promises_settled(struct promises *pm, const struct promise *p)
@@ -527,24 +506,24 @@ void promises_settled(struct promises *pm, const struct promise *p)
     }
 }
 
-/* Marks held promise rec[r] moved or gone; the first time, before a move
- * changes its promise, it is noted with the promise that places it in the
- * order (drop_touched finds it by that). */
-static int touch(struct promises *pm, uint32_t r, uint32_t fate)
+/* Marks the held promise at place `at` of the order moved or gone, and
+ * notes its place the first time (drop_touched takes it out there). */
+static int touch(struct promises *pm, struct promise_order_place at, uint32_t fate)
 {
-    if (pm->rec[r].fate == PROMISE_HELD) {
+    struct promise *p = &pm->rec[promise_order_items(&pm->order, at.block)[at.i]];
+    if (p->fate == PROMISE_HELD) {
         if (grow((void **)&pm->touched, &pm->cap_touched, pm->n_touched + 1, sizeof *pm->touched) != 0)
             return -1;
-        pm->touched[pm->n_touched++] = (struct promise_rank){pm->rec[r].at_us, r, 0};
+        pm->touched[pm->n_touched++] = at;
     }
-    pm->rec[r].fate = fate;
+    p->fate = fate;
     return 0;
 }
 
-int promises_move(struct promises *pm, struct profile *profile, uint32_t r, int64_t t)
+int promises_move(struct promises *pm, struct profile *profile, struct promise_order_place at, int64_t t)
 {
-    struct promise *p = &pm->rec[r];
-    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0 || touch(pm, r, PROMISE_MOVED) != 0)
+    struct promise *p = &pm->rec[promise_order_items(&pm->order, at.block)[at.i]];
+    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0 || touch(pm, at, PROMISE_MOVED) != 0)
         return -1;
     /* what it freed: its old window, less what its new one still covers */
     note_gain(pm, t + p->dur_us > p->at_us ? t + p->dur_us : p->at_us, p->at_us + p->dur_us);
@@ -562,9 +541,9 @@ int promises_started(struct promises *pm, int64_t end_us, int64_t slots)
     return 0;
 }
 
-int promises_gone(struct promises *pm, uint32_t r)
+int promises_gone(struct promises *pm, struct promise_order_place at)
 {
-    return touch(pm, r, PROMISE_GONE);
+    return touch(pm, at, PROMISE_GONE);
 }
 
 int promises_new(struct promises *pm, const struct promise *p)
@@ -603,56 +582,25 @@ MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
 #define NOT_KEPT UINT32_MAX
 
 /* record_in_place's part for the held promises the pass touched: the
- * order drops them, a gone one stays as a tombstone, a moved one goes to
- * out (from *n_out on). Each is found in the order by a binary search on
- * the promise it held there (a moved one's put back for the search), and
- * the order closes over them from the first on: a walk that asked of
- * every promise in the order whether it left was a cache miss per promise
- * (a quarter of METACENTRUM's conservative replay). A touched promise not
- * where its promise places it would be a record out of order: it is
- * spoilt (the next pass rebuilds), never patched. */
+ * order drops them, at the places the pass touched them (a walk that
+ * asked of every promise in the order whether it left was a cache miss
+ * per promise, a quarter of METACENTRUM's conservative replay); a gone
+ * one stays as a tombstone, a moved one goes to out (from *n_out on).
+ * Places not rising would be a pass that did not walk the order: the
+ * record is then spoilt (the next pass rebuilds), never patched. */
 static void drop_touched(struct promises *pm, uint32_t *n_out)
 {
     struct promise *rec = pm->rec;
-    struct promise_rank *touched = pm->touched;
+    const struct promise_order_place *touched = pm->touched;
     uint32_t n_touched = pm->n_touched;
-    for (uint32_t i = 0; i < n_touched; i++) {
-        int64_t now_at = rec[touched[i].rec].at_us;
-        rec[touched[i].rec].at_us = touched[i].at_us;
-        touched[i].at_us = now_at;
-    }
-    int found = 1;
-    for (uint32_t i = 0; i < n_touched; i++) {
-        uint32_t r = touched[i].rec;
-        touched[i].tie = order_place(pm, rec[r].at_us, tie_of(pm, r));
-        found &= touched[i].tie < pm->n_order && pm->order[touched[i].tie] == r;
-    }
-    for (uint32_t i = 0; i < n_touched; i++) {
-        int64_t was = rec[touched[i].rec].at_us;
-        rec[touched[i].rec].at_us = touched[i].at_us;
-        touched[i].at_us = was;
-    }
-    if (!found) {
-        promises_spoil(pm);
-        return;
-    }
-    /* their places, rising: the pass touches them as it walks the order,
-     * so this sort only checks that */
     for (uint32_t i = 1; i < n_touched; i++)
-        for (uint32_t j = i; j > 0 && touched[j - 1].tie > touched[j].tie; j--) {
-            struct promise_rank t = touched[j - 1];
-            touched[j - 1] = touched[j];
-            touched[j] = t;
+        if (touched[i].block < touched[i - 1].block ||
+            (touched[i].block == touched[i - 1].block && touched[i].i <= touched[i - 1].i)) {
+            promises_spoil(pm);
+            return;
         }
-    uint32_t *order = pm->order, m = n_touched ? touched[0].tie : pm->n_order;
     for (uint32_t i = 0; i < n_touched; i++) {
-        uint32_t from = touched[i].tie + 1, to = i + 1 < n_touched ? touched[i + 1].tie : pm->n_order;
-        memmove(&order[m], &order[from], (to - from) * sizeof *order);
-        m += to - from;
-    }
-    pm->n_order = m;
-    for (uint32_t i = 0; i < n_touched; i++) {
-        uint32_t r = touched[i].rec;
+        uint32_t r = promise_order_items(&pm->order, touched[i].block)[touched[i].i];
         if (rec[r].fate == PROMISE_GONE) {
             pm->n_gone++;
             continue;
@@ -660,6 +608,7 @@ static void drop_touched(struct promises *pm, uint32_t *n_out)
         rec[r].fate = PROMISE_HELD;
         pm->out[(*n_out)++].rec = r;
     }
+    promise_order_remove(&pm->order, rec, touched, n_touched);
 }
 
 /* record_resumed's common case, where the new promises come after the
@@ -743,12 +692,14 @@ static int record_resumed(struct promises *pm)
     /* remap, not rec's fates: the order visits rec out of sequence, and
      * remap is a fourteenth of its size (on METACENTRUM's queue of up to
      * 88,658 the fates were a cache miss each, a sixth of the replay) */
-    const uint32_t *order = pm->order;
-    uint32_t *next_order = pm->next_order, n_order = pm->n_order, m = 0;
-    for (uint32_t i = 0; i < n_order; i++) {
-        uint32_t to = remap[order[i]];
-        next_order[m] = to;
-        m += to != NOT_KEPT;
+    uint32_t *next_order = pm->next_order, m = 0;
+    for (uint32_t blk = 0; blk < pm->order.n_blocks; blk++) {
+        const uint32_t *items = promise_order_items(&pm->order, blk);
+        for (uint32_t i = 0; i < pm->order.block[blk].n; i++) {
+            uint32_t to = remap[items[i]];
+            next_order[m] = to;
+            m += to != NOT_KEPT;
+        }
     }
     struct promise *t = pm->rec;
     uint32_t cap = pm->cap_rec;
@@ -756,12 +707,11 @@ static int record_resumed(struct promises *pm)
     pm->cap_rec = pm->cap_next_rec;
     pm->next_rec = t;
     pm->cap_next_rec = cap;
-    take_next_order(pm, m);
     pm->n_rec = k;
     pm->n_gone = 0;
     pm->first_live = 0;
     pm->n_out = n_out;
-    return 0;
+    return order_from(pm, m); /* a failure leaves a record promises_end calls invalid */
 }
 
 /* A rebuilt pass: every promise is new, made in placing order; the record
@@ -786,7 +736,7 @@ static int record_rebuilt(struct promises *pm)
     pm->n_rec = n;
     pm->n_gone = 0;
     pm->first_live = 0;
-    pm->n_order = 0;
+    promise_order_clear(&pm->order);
     pm->n_out = n;
     return 0;
 }
@@ -848,14 +798,26 @@ int promises_record_whole(const struct promises *pm)
         live++;
     }
     if (gone != pm->n_gone || (pm->n_rec > 0 && pm->rec[pm->n_rec - 1].fate == PROMISE_GONE) ||
-        pm->n_order + pm->n_out != live)
+        pm->order.n + pm->n_out != live || !promise_order_whole(&pm->order, pm->rec))
         return 0;
     uint8_t *seen = calloc(pm->n_rec ? pm->n_rec : 1, 1);
     if (!seen)
         return 0;
     int whole = 1;
-    for (uint32_t k = 0; k < pm->n_order + pm->n_out && whole; k++) {
-        uint32_t r = k < pm->n_order ? pm->order[k] : pm->out[k - pm->n_order].rec;
+    int64_t last_at = INT64_MIN;
+    for (uint32_t b = 0; b < pm->order.n_blocks && whole; b++) {
+        const uint32_t *items = promise_order_items(&pm->order, b);
+        for (uint32_t i = 0; i < pm->order.block[b].n && whole; i++) {
+            uint32_t r = items[i];
+            whole = r < pm->n_rec && pm->rec[r].fate == PROMISE_HELD && !seen[r] && pm->rec[r].at_us >= last_at;
+            if (whole) {
+                seen[r] = 1;
+                last_at = pm->rec[r].at_us;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < pm->n_out && whole; k++) {
+        uint32_t r = pm->out[k].rec;
         whole = r < pm->n_rec && pm->rec[r].fate == PROMISE_HELD && !seen[r];
         if (whole)
             seen[r] = 1;

@@ -24,8 +24,11 @@
  * span where the profile gained (what the base gained, what a moved
  * promise freed), and none moves before where a promise no larger and no
  * longer placed earlier in the pass settled (before that one's promise
- * the profile only lost room since). Every decision is the rebuild's:
- * tests/unit/test_promises.c runs thousands of random views both ways.
+ * the profile only lost room since). Most are not even read: the order
+ * lies in blocks that sum up their promises (policies/promise_order.h),
+ * and a pass steps over a block none of whose promises may move. Every
+ * decision is the rebuild's: tests/unit/test_promises.c runs thousands of
+ * random views both ways.
  *
  * promises_resume decides whether the view allows it: the cluster's size
  * unchanged, no GPU shared, the jobs with a promise those recorded here in
@@ -46,6 +49,7 @@
 #include "policies/length_bounds.h"
 #include "policies/policy.h"
 #include "policies/profile.h"
+#include "policies/promise_order.h"
 
 /* A reservation carved into the kept profile. */
 struct promise {
@@ -136,10 +140,10 @@ struct promises {
     uint32_t n_rel, cap_rel;
     /* the promises carved, in queue order (which no start or arrival
      * changes), with tombstones (PROMISE_GONE, n_gone of them, never
-     * last) where promises left; order[0..n_order) of them already in
-     * the order a pass places them (by promise, then queue order, as the
-     * rebuild sorts), out[0..n_out) the others, merged in by
-     * promises_resume */
+     * last) where promises left; `order` holds those already in the
+     * order a pass places them (by promise, then queue order, as the
+     * rebuild sorts; policies/promise_order.h), out[0..n_out) the others,
+     * merged in by promises_resume */
     struct promise *rec;
     uint32_t n_rec, cap_rec, n_gone;
     /* rec[0 .. first_live) are tombstones: the jobs at the head start
@@ -147,9 +151,9 @@ struct promises {
      * read_changes stepped over in every pass (a quarter of METACENTRUM's
      * replay) */
     uint32_t first_live;
-    uint32_t *order;
+    struct promise_order order;
     struct promise_rank *out;
-    uint32_t n_order, n_out, cap_order, cap_out;
+    uint32_t n_out, cap_out;
     /* from promises_resume: the queue indices of the jobs without a
      * promise, placed after the held ones, in priority order */
     uint32_t *newcomers;
@@ -170,10 +174,9 @@ struct promises {
     struct promise_release *started;
     uint32_t n_started, cap_started;
     uint64_t origin; /* the view's queue_origin */
-    /* held promises that moved or left, in the order the pass touched
-     * them: rec and the promise they held (their key in the order; tie is
-     * scratch for promises_end) */
-    struct promise_rank *touched;
+    /* the places in the order of the held promises that moved or left,
+     * rising (a pass touches them as it walks the order) */
+    struct promise_order_place *touched;
     uint32_t n_touched, cap_touched;
     struct promise *fresh; /* new promises */
     uint32_t n_fresh, cap_fresh;
@@ -212,7 +215,7 @@ static inline struct promise_release promises_base(const struct cluster_view *v,
 
 /* After promises_begin: 1 when the pass may start from the kept profile
  * (then advanced to now and given back what the base gained;
- * pm->rec[pm->order[k]] is the k-th promise to place, pm->newcomers the
+ * pm->order names the promises to place in order, pm->newcomers the
  * rest), 0 when it must rebuild, -1 (memory). `order` is the pass's
  * priority order (queue indices, highest first), or NULL for arrival
  * order; it must rank any two waiting jobs as every earlier pass did (an
@@ -224,17 +227,25 @@ int promises_resume(struct promises *pm, const struct cluster_view *v, struct pr
 /* Whether held promise p might move (it has room somewhere before its
  * promise), and if so the starts it might move to: [*from, *to). */
 int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to);
-/* Moves held promise rec[r] to t, in the profile and in the record.
- * Returns 0 or -1 (memory). */
-int promises_move(struct promises *pm, struct profile *profile, uint32_t r, int64_t t);
+/* 0 when no promise of block b of the order may move (promises_may_move
+ * says 0 of each): asked of the shape that could move most easily, the
+ * latest promise, the longest length (the widest window), the fewest
+ * slots and the shortest length (the fewest bounds). A pass steps over
+ * such a block, settling none of it: a bound is a help, not a need. */
+int promises_block_may_move(const struct promises *pm, const struct promise_order_block *b);
+/* Moves the held promise at place `at` of the order to t, in the profile
+ * and in the record (the order keeps it where it was until the pass
+ * ends). Returns 0 or -1 (memory). */
+int promises_move(struct promises *pm, struct profile *profile, struct promise_order_place at, int64_t t);
 /* Held promise p settled at its promise (moved or not). */
 void promises_settled(struct promises *pm, const struct promise *p);
 
-/* What the pass in progress decided: a start (its end and slots); held
- * promise rec[r] started; a new promise; a decision the record cannot
- * follow (the next pass rebuilds). Return 0 or -1 (memory). */
+/* What the pass in progress decided: a start (its end and slots); the
+ * held promise at place `at` of the order started; a new promise; a
+ * decision the record cannot follow (the next pass rebuilds). Return 0
+ * or -1 (memory). */
 int promises_started(struct promises *pm, int64_t end_us, int64_t slots);
-int promises_gone(struct promises *pm, uint32_t r);
+int promises_gone(struct promises *pm, struct promise_order_place at);
 int promises_new(struct promises *pm, const struct promise *p);
 void promises_spoil(struct promises *pm);
 /* The pass found no start for a job no larger than the cluster (the
