@@ -10,6 +10,13 @@
 void promise_order_init(struct promise_order *o)
 {
     memset(o, 0, sizeof *o);
+    o->block_max = B;
+}
+
+void promise_order_set_block_max(struct promise_order *o, uint32_t n)
+{
+    if (o->n == 0 && n >= 2 && n <= B)
+        o->block_max = n;
 }
 
 void promise_order_release(struct promise_order *o)
@@ -105,7 +112,7 @@ static void note(struct promise_order_block *blk, const struct promise *p, int f
 
 int promise_order_append(struct promise_order *o, const struct promise *rec, uint32_t r)
 {
-    if (o->n_blocks == 0 || o->block[o->n_blocks - 1].n == B) {
+    if (o->n_blocks == 0 || o->block[o->n_blocks - 1].n == o->block_max) {
         if (reserve(o, 1) != 0)
             return -1;
         insert_block(o, o->n_blocks);
@@ -160,10 +167,10 @@ int promise_order_merge(struct promise_order *o, const struct promise *rec, cons
     if (n_add == 0)
         return 0;
     /* every failure before the first change: a group of g indices into a
-     * block adds at most ceil(g / B) blocks (one more into an empty order),
-     * and the groups are at most the blocks, plus one */
+     * block adds at most ceil(g / max) blocks (one more into an empty
+     * order), and the groups are at most the blocks, plus one */
     uint32_t groups = o->n_blocks + 1 < n_add ? o->n_blocks + 1 : n_add;
-    if (reserve(o, groups + n_add / B + 1) != 0)
+    if (reserve(o, groups + n_add / o->block_max + 1) != 0)
         return -1;
     if (o->cap_merged < n_add + B) {
         uint32_t *merged = realloc(o->merged, ((size_t)n_add + B) * sizeof *merged);
@@ -196,7 +203,7 @@ int promise_order_merge(struct promise_order *o, const struct promise *rec, cons
         }
         /* written back over as few blocks as hold it, evenly; a block
          * that holds it alone keeps its summary, noting what joined */
-        uint32_t c = (len + B - 1) / B, at = 0;
+        uint32_t c = (len + o->block_max - 1) / o->block_max, at = 0;
         if (c == 1) {
             memcpy(promise_order_items(o, b), o->merged, len * sizeof *o->merged);
             struct promise_order_block *blk = &o->block[b];
@@ -251,9 +258,10 @@ void promise_order_remove(struct promise_order *o, const struct promise *rec, co
         extreme = 0;
     }
     /* two neighbours holding half a block or less merge, from the first
-     * block that lost an index (or the one before it) on */
-    for (uint32_t b = at[0].block > 0 ? at[0].block - 1 : 0; b + 1 < o->n_blocks;) {
-        if (o->block[b].n + o->block[b + 1].n > B / 2) {
+     * block that lost an index (or the one before it) to the last (drops
+     * and merges only lower its place) */
+    for (uint32_t b = at[0].block > 0 ? at[0].block - 1 : 0; b + 1 < o->n_blocks && b <= at[n - 1].block;) {
+        if (o->block[b].n + o->block[b + 1].n > o->block_max / 2) {
             b++;
             continue;
         }
@@ -270,7 +278,7 @@ int promise_order_whole(const struct promise_order *o, const struct promise *rec
     uint32_t n = 0;
     for (uint32_t b = 0; b < o->n_blocks; b++) {
         const struct promise_order_block *blk = &o->block[b];
-        if (blk->n == 0 || blk->n > B || (b > 0 && o->block[b - 1].n + blk->n <= B / 2))
+        if (blk->n == 0 || blk->n > o->block_max || (b > 0 && o->block[b - 1].n + blk->n <= o->block_max / 2))
             return 0;
         struct promise_order copy = *o;
         struct promise_order_block sum = *blk;

@@ -30,9 +30,7 @@
 struct promise;
 struct promise_rank;
 
-#ifndef PROMISE_ORDER_BLOCK
 #define PROMISE_ORDER_BLOCK 64u
-#endif
 
 struct promise_order_block {
     int64_t first_at, last_at;   /* its earliest and latest promise */
@@ -51,6 +49,7 @@ struct promise_order {
     uint32_t n_spare;
     uint32_t *merged;                  /* promise_order_merge's scratch */
     uint32_t cap_merged;
+    uint32_t block_max;                /* indices a block holds at most: PROMISE_ORDER_BLOCK, fewer in tests */
     uint32_t n;                        /* indices in all */
 };
 
@@ -63,6 +62,10 @@ void promise_order_init(struct promise_order *o);
 void promise_order_release(struct promise_order *o);
 /* Empties the order, keeping its memory. */
 void promise_order_clear(struct promise_order *o);
+/* Blocks of at most n indices (2 to PROMISE_ORDER_BLOCK; an empty order
+ * only): tests take 4, so that blocks split, empty and merge at nearly
+ * every step. */
+void promise_order_set_block_max(struct promise_order *o, uint32_t n);
 
 static inline uint32_t *promise_order_items(const struct promise_order *o, uint32_t b)
 {

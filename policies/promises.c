@@ -8,6 +8,7 @@
 void promises_init(struct promises *pm)
 {
     memset(pm, 0, sizeof *pm);
+    promise_order_init(&pm->order);
 }
 
 void promises_release(struct promises *pm)
@@ -61,6 +62,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->bounds.n_recent = pm->bounds.recent_next = 0;
     memset(pm->bounds.entry, 0, sizeof pm->bounds.entry);
     pm->kept = pm->spoilt = pm->read_changes = pm->unplaced = 0;
+    pm->stepped_over = 0;
     pm->origin = v->queue_origin;
     pm->gain_from = INT64_MAX;
     pm->gain_to = INT64_MIN;

@@ -129,6 +129,9 @@ struct promises {
      * cluster */
     int follows_changes;
     int unplaced; /* the pass in progress left such a job */
+    /* promises the pass in progress stepped over in blocks none of which
+     * may move (for tests and figures) */
+    uint32_t stepped_over;
     /* what the host's record of the queue said changed since the last
      * pass (promises_track): [origin, head_to) and [tail_from, end) of
      * the view then */
@@ -227,11 +230,15 @@ int promises_resume(struct promises *pm, const struct cluster_view *v, struct pr
 /* Whether held promise p might move (it has room somewhere before its
  * promise), and if so the starts it might move to: [*from, *to). */
 int promises_may_move(const struct promises *pm, const struct promise *p, int64_t *from, int64_t *to);
-/* 0 when no promise of block b of the order may move (promises_may_move
- * says 0 of each): asked of the shape that could move most easily, the
- * latest promise, the longest length (the widest window), the fewest
- * slots and the shortest length (the fewest bounds). A pass steps over
- * such a block, settling none of it: a bound is a help, not a need. */
+/* 0 when no promise of block b of the order may move: asked of the shape
+ * that could move most easily, the latest promise, the longest length
+ * (the widest window), the fewest slots and the shortest length (the
+ * fewest bounds). Every bound that stops that shape bounds each promise
+ * of the block, so none has room before its promise, though
+ * promises_may_move, which reads the latest settled shapes only up to
+ * the first that bounds the promise itself, might search one in vain. A
+ * pass steps over such a block, settling none of it: a bound is a help,
+ * not a need. */
 int promises_block_may_move(const struct promises *pm, const struct promise_order_block *b);
 /* Moves the held promise at place `at` of the order to t, in the profile
  * and in the record (the order keeps it where it was until the pass

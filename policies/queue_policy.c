@@ -481,6 +481,16 @@ int queue_policy_last_pass_read_changes(const void *state)
     return q->promises.kept && q->promises.read_changes;
 }
 
+uint32_t queue_policy_last_pass_stepped_over(const void *state)
+{
+    return ((const struct queue_policy *)state)->promises.stepped_over;
+}
+
+void queue_policy_set_promise_block(void *state, uint32_t n)
+{
+    promise_order_set_block_max(&((struct queue_policy *)state)->promises.order, n);
+}
+
 int queue_policy_record_whole(const void *state)
 {
     return promises_record_whole(&((const struct queue_policy *)state)->promises);

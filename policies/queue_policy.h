@@ -45,5 +45,11 @@ int queue_policy_last_pass_kept(const void *state);
 int queue_policy_last_pass_read_changes(const void *state);
 /* promises_record_whole of the instance's record; for tests. */
 int queue_policy_record_whole(const void *state);
+/* The promises the last pass stepped over in blocks none of which may
+ * move (policies/promises.h); for tests. */
+uint32_t queue_policy_last_pass_stepped_over(const void *state);
+/* Conservative's order of promises in blocks of at most n (before the
+ * first pass; policies/promise_order.h); for tests. */
+void queue_policy_set_promise_block(void *state, uint32_t n);
 
 #endif

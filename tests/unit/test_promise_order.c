@@ -7,7 +7,8 @@
  * appends. After every step the order must hold the same indices in the
  * same sequence, and promise_order_whole must find every block's summary
  * equal to its promises' and no two neighbours at half a block or less.
- * test_promise_order_tiny_blocks.c runs it again on blocks of 4. */
+ * On blocks of 64 as in a replay, and of 4, where blocks split, empty and
+ * merge at nearly every step and a batch spreads over several new ones. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -117,7 +118,7 @@ static void case_remove(struct order_case *c, struct promise_order *o, struct pc
     c->n_plain = m;
 }
 
-static void run_order_case(uint64_t seed, int ranked)
+static void run_order_case(uint64_t seed, int ranked, uint32_t block)
 {
     static struct order_case c;
     memset(&c, 0, sizeof c);
@@ -130,6 +131,7 @@ static void run_order_case(uint64_t seed, int ranked)
         c.rec[r].coord = r; /* the rank table is read at coord - origin */
     struct promise_order o;
     promise_order_init(&o);
+    promise_order_set_block_max(&o, block);
     int64_t spread = 1 + (int64_t)pcg32_bounded(&rng, 2000);
     for (uint32_t step = 0; step < 400; step++) {
         uint32_t what = pcg32_bounded(&rng, 10);
@@ -146,8 +148,8 @@ static void run_order_case(uint64_t seed, int ranked)
                     break;
         }
         if (!CHECK(case_matches(&c, &o))) {
-            printf("  seed %llu%s, step %u (%u): %u indices, %u blocks\n", (unsigned long long)seed,
-                   ranked ? " (ranked)" : "", step, what, c.n_plain, o.n_blocks);
+            printf("  seed %llu%s, blocks of %u, step %u (%u): %u indices, %u blocks\n", (unsigned long long)seed,
+                   ranked ? " (ranked)" : "", block, step, what, c.n_plain, o.n_blocks);
             break;
         }
     }
@@ -156,26 +158,24 @@ static void run_order_case(uint64_t seed, int ranked)
 
 static void test_order_random(void)
 {
-    for (uint64_t seed = 1; seed <= 30; seed++)
-        run_order_case(seed, 0);
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        run_order_case(seed, 0, PROMISE_ORDER_BLOCK);
+        run_order_case(seed, 0, 4);
+    }
 }
 
 static void test_order_random_ranked(void)
 {
-    for (uint64_t seed = 1; seed <= 30; seed++)
-        run_order_case(seed, 1);
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        run_order_case(seed, 1, PROMISE_ORDER_BLOCK);
+        run_order_case(seed, 1, 4);
+    }
 }
 
-/* test_promise_order_tiny_blocks.c runs these again on blocks of 4 */
-#ifndef PROMISE_ORDER_TEST_SUITE
-#define PROMISE_ORDER_TEST_SUITE suite_promise_order
-#define PROMISE_ORDER_TEST_LABEL "promise order"
-#endif
-
-void PROMISE_ORDER_TEST_SUITE(void)
+void suite_promise_order(void)
 {
-    test_run(PROMISE_ORDER_TEST_LABEL ": random merges and removals against a sorted array (ties by record)",
+    test_run("promise order: random merges and removals against a sorted array (ties by record), blocks of 64 and 4",
              test_order_random);
-    test_run(PROMISE_ORDER_TEST_LABEL ": random merges and removals against a sorted array (ties by rank)",
+    test_run("promise order: random merges and removals against a sorted array (ties by rank), blocks of 64 and 4",
              test_order_random_ranked);
 }
