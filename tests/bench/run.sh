@@ -79,7 +79,7 @@ sh tests/slurm/bench.sh
 echo
 echo "(e) policy decision time per scheduling pass: 10,000 queued jobs on 2,000 nodes x 8 GPUs (95% busy);"
 echo "    the median of 21 passes over the same view (tiresias and srtf preempt in it)"
-for p in fcfs+easy sjf+easy fcfs+conservative multifactor+easy fairshare+easy+pack \
+for p in fcfs+easy sjf+easy fcfs+conservative sjf+conservative f1+conservative multifactor+easy fairshare+easy+pack \
          "fcfs+easy+quota(default_gpus=4000)" "fcfs+easy+preempt(team_tier=1:1)" tiresias+spread srtf \
          fcfs+easy+first-fit fcfs+easy+best-fit fcfs+easy+spread fcfs+easy+gavel \
          "$BUILD/policies/examples/example_policy.so"; do
