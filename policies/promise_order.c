@@ -201,10 +201,10 @@ int promise_order_merge(struct promise_order *o, const struct promise *rec, cons
             int take_item = j == m || (i < n_items && goes_before(rec, ties, items[i], add[j].at_us, add[j].tie));
             o->merged[len++] = take_item ? items[i++] : add[j++].rec;
         }
-        /* written back over as few blocks as hold it, evenly; a block
-         * that holds it alone keeps its summary, noting what joined */
-        uint32_t c = (len + o->block_max - 1) / o->block_max, at = 0;
+        /* written back over as few blocks as hold it, evenly */
+        uint32_t c = (len + o->block_max - 1) / o->block_max;
         if (c == 1) {
+            /* one block: it keeps its summary, noting what joined */
             memcpy(promise_order_items(o, b), o->merged, len * sizeof *o->merged);
             struct promise_order_block *blk = &o->block[b];
             for (uint32_t x = k; x < m; x++)
@@ -212,15 +212,16 @@ int promise_order_merge(struct promise_order *o, const struct promise *rec, cons
             blk->n = len;
             blk->first_at = rec[o->merged[0]].at_us;
             blk->last_at = rec[o->merged[len - 1]].at_us;
-        }
-        for (uint32_t x = 1; x < c; x++)
-            insert_block(o, b + x);
-        for (uint32_t x = 0; x < c && c > 1; x++) {
-            uint32_t n = len / c + (x < len % c);
-            memcpy(promise_order_items(o, b + x), &o->merged[at], n * sizeof *o->merged);
-            o->block[b + x].n = n;
-            summarize(o, rec, b + x);
-            at += n;
+        } else {
+            for (uint32_t x = 1; x < c; x++)
+                insert_block(o, b + x);
+            for (uint32_t x = 0, at = 0; x < c; x++) {
+                uint32_t n = len / c + (x < len % c);
+                memcpy(promise_order_items(o, b + x), &o->merged[at], n * sizeof *o->merged);
+                o->block[b + x].n = n;
+                summarize(o, rec, b + x);
+                at += n;
+            }
         }
         o->n += m - k;
         b += c - 1;
