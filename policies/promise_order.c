@@ -81,26 +81,6 @@ static void drop_block(struct promise_order *o, uint32_t pos)
     o->n_blocks--;
 }
 
-/* Block b's summary from its promises in rec. */
-static void summarize(struct promise_order *o, const struct promise *rec, uint32_t b)
-{
-    struct promise_order_block *blk = &o->block[b];
-    const uint32_t *items = promise_order_items(o, b);
-    const struct promise *p = &rec[items[0]];
-    int64_t slots = p->slots, least = p->dur_us, most = p->dur_us;
-    for (uint32_t i = 1; i < blk->n; i++) {
-        p = &rec[items[i]];
-        slots = p->slots < slots ? p->slots : slots;
-        least = p->dur_us < least ? p->dur_us : least;
-        most = p->dur_us > most ? p->dur_us : most;
-    }
-    blk->first_at = rec[items[0]].at_us;
-    blk->last_at = rec[items[blk->n - 1]].at_us;
-    blk->least_slots = slots;
-    blk->least_dur = least;
-    blk->most_dur = most;
-}
-
 /* A block's fewest slots and shortest and longest length once promise p
  * joined it (its first: p's own). */
 static void note(struct promise_order_block *blk, const struct promise *p, int first)
@@ -108,6 +88,23 @@ static void note(struct promise_order_block *blk, const struct promise *p, int f
     blk->least_slots = first || p->slots < blk->least_slots ? p->slots : blk->least_slots;
     blk->least_dur = first || p->dur_us < blk->least_dur ? p->dur_us : blk->least_dur;
     blk->most_dur = first || p->dur_us > blk->most_dur ? p->dur_us : blk->most_dur;
+}
+
+/* Block b's summary from its promises in rec. */
+static struct promise_order_block summary_of(const struct promise_order *o, const struct promise *rec, uint32_t b)
+{
+    struct promise_order_block sum = o->block[b];
+    const uint32_t *items = promise_order_items(o, b);
+    for (uint32_t i = 0; i < sum.n; i++)
+        note(&sum, &rec[items[i]], i == 0);
+    sum.first_at = rec[items[0]].at_us;
+    sum.last_at = rec[items[sum.n - 1]].at_us;
+    return sum;
+}
+
+static void summarize(struct promise_order *o, const struct promise *rec, uint32_t b)
+{
+    o->block[b] = summary_of(o, rec, b);
 }
 
 int promise_order_append(struct promise_order *o, const struct promise *rec, uint32_t r)
@@ -281,11 +278,7 @@ int promise_order_whole(const struct promise_order *o, const struct promise *rec
         const struct promise_order_block *blk = &o->block[b];
         if (blk->n == 0 || blk->n > o->block_max || (b > 0 && o->block[b - 1].n + blk->n <= o->block_max / 2))
             return 0;
-        struct promise_order copy = *o;
-        struct promise_order_block sum = *blk;
-        copy.block = &sum;
-        copy.n_blocks = 1;
-        summarize(&copy, rec, 0);
+        struct promise_order_block sum = summary_of(o, rec, b);
         if (memcmp(&sum, blk, sizeof sum) != 0)
             return 0;
         n += blk->n;
