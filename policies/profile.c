@@ -480,15 +480,65 @@ int profile_advance(struct profile *p, int64_t now)
 
 /* ---- the earliest fit ---- */
 
+/* The last block after k whose first step comes before t, else k. */
+static uint32_t last_block_before(const struct profile *p, uint32_t k, int64_t t)
+{
+    uint32_t lo = k + 1, hi = p->n_blocks; /* the first block from t on */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->block[mid].first < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - 1;
+}
+
+/* The last step short of `slots` in the part of a window [t, until) after
+ * t's block k, which ends in block `last`: 1 with *short_block and
+ * *short_step (a storage index) set, or 0 (room throughout). Read backward
+ * from until, skipping blocks with room everywhere; a block read whole and
+ * found to have room everywhere gets that as its least. */
+static int last_short(struct profile *p, uint32_t k, uint32_t last, int64_t until, int64_t slots,
+                      uint32_t *short_block, size_t *short_step)
+{
+    const int64_t *tm = p->time, *fr = p->free;
+    for (uint32_t j = last; j > k; j--) {
+        struct profile_block *b = &p->block[j];
+        if (b->least >= slots)
+            continue;
+        int64_t need = slots - b->add;
+        size_t from = base_of(b), s = from + b->n;
+        if (j == last)
+            while (s > from && tm[s - 1] >= until)
+                s--;
+        while (s > from && fr[s - 1] >= need)
+            s--;
+        if (s > from) {
+            *short_block = j;
+            *short_step = s - 1;
+            return 1;
+        }
+        if (j != last)
+            b->least = slots; /* read whole: a tighter bound */
+    }
+    return 0;
+}
+
 /* The earliest step t after `after` and before `limit` from which `slots`
  * stay free until t + dur or window_limit, whichever comes first, or
  * INT64_MAX.
- * One sweep forward: a candidate is the next step with room, and its
- * window is read until a step too short for the job (the next candidate
- * comes after that step: any start before it has it in its window) or the
- * window's end. A block with too little room anywhere is skipped while
- * looking for a candidate, one with room everywhere while reading a
- * window, so each step is read at most once. */
+ * One sweep forward: a candidate is the next step with room (a block with
+ * too little room anywhere is skipped); when a step in its window is short
+ * of room, every candidate up to that step has it in its window too, so the
+ * next candidate comes after it. A window that ends in the candidate's
+ * block is read forward to its first short step. One that goes on is read
+ * to its last: forward to the block's end, then backward from until
+ * (last_short), skipping blocks with room everywhere. A long job's search
+ * thus steps over each window it cannot use, where reading forward to the
+ * first short step walked every step (SJF places the long jobs last:
+ * sjf+conservative's cold pass over 10,000 queued jobs, 844 -> 212 M
+ * instructions for 5 passes). */
 static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int64_t after, int64_t limit,
                               int64_t window_limit)
 {
@@ -526,38 +576,39 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
         p->found_block = k;
         p->found_step = (uint32_t)(i - base_of(b));
         int64_t until = dur < window_limit - t ? t + dur : window_limit;
-        /* its window: [t, until) */
-        i++;
-        for (;;) {
-            size_t end = base_of(b) + b->n;
-            if (b->least >= slots) {
-                i = end; /* room on every step left in the block */
-            } else {
-                int64_t need = slots - b->add;
-                if (b->last < until) { /* the whole block lies in the window */
-                    while (i < end && fr[i] >= need)
-                        i++;
-                } else {
-                    while (i < end && tm[i] < until && fr[i] >= need)
-                        i++;
-                }
-                if (i < end) {
-                    if (tm[i] >= until)
-                        break;
-                    i++; /* too short: the next candidate comes after it */
+        /* its window: [t, until); first the part in t's block */
+        if (b->least < slots) {
+            int64_t need = slots - b->add;
+            size_t end = base_of(b) + b->n, short_at = 0;
+            if (b->last < until) {
+                for (i++; i < end; i++)
+                    short_at = fr[i] < need ? i + 1 : short_at;
+                if (short_at) {
+                    i = short_at; /* the next candidate comes after it */
                     goto next_candidate;
                 }
+            } else {
+                for (i++; i < end && tm[i] < until; i++)
+                    if (fr[i] < need) {
+                        i++; /* too short: the next candidate comes after it */
+                        goto next_candidate;
+                    }
             }
-            if (k + 1 == n_blocks || block[k + 1].first >= until) {
-                /* (the last step lasts for ever, with room); until's
-                 * block is the next when that starts at until */
-                k += k + 1 < n_blocks && block[k + 1].first == until;
-                break;
-            }
-            b = &block[++k];
-            i = base_of(b);
         }
-        p->found_end_block = k;
+        if (b->last < until) {
+            uint32_t last = last_block_before(p, k, until), kf;
+            size_t f;
+            if (last_short(p, k, last, until, slots, &kf, &f)) {
+                k = kf;
+                b = &block[k];
+                i = f + 1; /* the next candidate comes after it */
+                goto next_candidate;
+            }
+            /* until's block is the next when that starts at until */
+            p->found_end_block = last + (last + 1 < n_blocks && block[last + 1].first == until);
+            return t;
+        }
+        p->found_end_block = k; /* the window ends in its block */
         return t;
     next_candidate:;
     }
