@@ -70,6 +70,14 @@ struct backfill_hooks {
     int (*make_room)(void *ctx, struct backfill_pass *pass, uint32_t qi, int64_t *free_now);
 };
 
+/* A job started in this pass: its expected end, slots and allocations
+ * (out->allocs[first .. first + count)). */
+struct backfill_started {
+    int64_t end;
+    int32_t slots;
+    uint32_t first, count;
+};
+
 /* What a pass needs besides the view: the priority order, and scratch. */
 struct backfill_pass {
     const struct cluster_view *view;
@@ -81,11 +89,9 @@ struct backfill_pass {
      * so the walk behind the head visits only jobs that might start; NULL
      * to read every job */
     const struct queue_index *index;
-    /* jobs started earlier in this pass, by ascending expected end, with
-     * their allocations (into out->allocs) */
-    int64_t *started_end;
-    int32_t *started_slots;
-    uint32_t *started_first, *started_count;
+    /* jobs started earlier in this pass, in the order they started (EASY's
+     * shadow walk sorts them by expected end) */
+    struct backfill_started *started, *started_scratch;
     uint32_t n_started, cap_started;
     /* EASY with a shaped head: free slots per node as the shadow walk
      * frees them, and the nodes kept for the head (placement.avoid) */
@@ -106,6 +112,9 @@ struct backfill_pass {
     const struct backfill_hooks *hooks;
     const uint8_t *skip_running; /* per running index: preempted this pass */
 };
+
+/* Frees the scratch a pass grew (not what it points into). */
+void backfill_pass_release(struct backfill_pass *pass);
 
 /* Each returns 0, or -1 if out is too small or memory ran out. */
 int backfill_run(enum backfill_mode mode, struct backfill_pass *pass);

@@ -272,13 +272,7 @@ static void queue_policy_destroy(void *state)
     profile_release(&q->profile);
     promises_release(&q->promises);
     queue_index_release(&q->index);
-    free(q->pass.started_end);
-    free(q->pass.started_slots);
-    free(q->pass.started_first);
-    free(q->pass.started_count);
-    free(q->pass.node_free);
-    free(q->pass.node_kept);
-    free(q->pass.placing);
+    backfill_pass_release(&q->pass);
     free(q);
 }
 

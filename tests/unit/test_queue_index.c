@@ -313,13 +313,7 @@ static int easy_pass(const struct cluster_view *v, const struct queue_index *x, 
     struct backfill_pass pass = {.view = v, .order = order, .out = out, .placement = &pl, .profile = &pr, .index = x};
     out->n = out->n_allocs = 0;
     int rc = backfill_run(BACKFILL_EASY, &pass);
-    free(pass.started_end);
-    free(pass.started_slots);
-    free(pass.started_first);
-    free(pass.started_count);
-    free(pass.node_free);
-    free(pass.node_kept);
-    free(pass.placing);
+    backfill_pass_release(&pass);
     placement_release(&pl);
     profile_release(&pr);
     return rc;
