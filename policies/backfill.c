@@ -394,16 +394,20 @@ static int conservative_order(struct backfill_pass *pass)
         pass->placing = p;
         pass->cap_placing = cap;
     }
+    uint32_t n = 0;
     for (uint32_t k = 0; k < v->n_queued; k++) {
         uint32_t qi = pass->order[k];
+        if (v->queued[qi].gap)
+            continue; /* a job gone (policy.h) */
         int64_t promised = v->queued[qi].reserved_us;
-        pass->placing[k] = (struct reserve_order){promised >= 0 ? promised : INT64_MAX, k, qi};
+        pass->placing[n++] = (struct reserve_order){promised >= 0 ? promised : INT64_MAX, k, qi};
     }
+    pass->n_placing = n;
     /* often in order already (no reservations yet, or promises that follow
      * the priority order): a look costs less than the sort */
-    for (uint32_t k = 1; k < v->n_queued; k++)
+    for (uint32_t k = 1; k < n; k++)
         if (reserve_order_cmp(&pass->placing[k - 1], &pass->placing[k]) > 0) {
-            qsort(pass->placing, v->n_queued, sizeof *pass->placing, reserve_order_cmp);
+            qsort(pass->placing, n, sizeof *pass->placing, reserve_order_cmp);
             break;
         }
     return 0;
@@ -423,7 +427,8 @@ static int conservative_settle(struct backfill_pass *pass, uint32_t qi, int64_t 
             promises_spoil(pass->promises);
             return 2;
         }
-        if (rc < 0 || promises_started(pass->promises, at + queue_job_duration(job), job->slots) != 0)
+        if (rc < 0 || promises_started(pass->promises, at + queue_job_duration(job), job->slots,
+                                       v->queue_origin + qi) != 0)
             return -1;
         return 1;
     }
@@ -469,7 +474,7 @@ static int conservative_rebuild(struct backfill_pass *pass, int64_t *free_now)
         if (profile_add_release(pr, r.at_us, r.slots) != 0)
             return -1;
     }
-    for (uint32_t k = 0; k < v->n_queued; k++) {
+    for (uint32_t k = 0; k < pass->n_placing; k++) {
         uint32_t qi = pass->placing[k].queue_index;
         const struct policy_job *job = &v->queued[qi];
         if (job->slots > v->total_slots || !admitted(pass, qi))

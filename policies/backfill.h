@@ -100,7 +100,7 @@ struct backfill_pass {
     uint32_t cap_nodes;
     /* conservative: queue indices in the order reservations are placed */
     struct reserve_order *placing;
-    uint32_t cap_placing;
+    uint32_t n_placing, cap_placing;
     /* conservative: the promises and their profile kept from the last
      * pass, which serve the next only when the order ranks any two
      * waiting jobs as every pass before did (fixed_order: keys that do not

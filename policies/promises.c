@@ -21,6 +21,8 @@ void promises_release(struct promises *pm)
     free(pm->out);
     free(pm->newcomers);
     free(pm->started);
+    free(pm->left);
+    free(pm->leaving);
     free(pm->touched);
     free(pm->fresh);
     free(pm->next_rec);
@@ -56,7 +58,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->next_n_queued = v->n_queued;
     pm->next_now_us = v->now_us;
     pm->next_total_slots = v->total_slots;
-    pm->n_started = pm->n_touched = pm->n_fresh = pm->n_newcomers = 0;
+    pm->n_started = pm->n_touched = pm->n_fresh = pm->n_newcomers = pm->n_leaving = 0;
     pm->bounds.n = 0;
     length_bounds_clear(&pm->bounds.bands);
     pm->bounds.n_recent = pm->bounds.recent_next = 0;
@@ -259,13 +261,44 @@ void promises_track(struct promises *pm, const struct cluster_view *v)
     }
     for (uint32_t k = 0; k < v->n_queue_dirty; k++) {
         uint64_t a = d[2 * k] > origin ? d[2 * k] : origin, b = d[2 * k + 1] < end ? d[2 * k + 1] : end;
-        if (a < b && a >= h && b <= t) {
-            pm->follows_changes = 0; /* a change inside the queue */
-            return;
+        if (a < b && a >= h && b <= t) { /* a change inside the queue: read_changes checks it */
+            if (pm->n_inner == PROMISE_INNER) {
+                pm->follows_changes = 0;
+                return;
+            }
+            pm->inner[2 * pm->n_inner] = a;
+            pm->inner[2 * pm->n_inner + 1] = b;
+            pm->n_inner++;
         }
     }
     pm->head_to = h > pm->head_to ? h : pm->head_to;
     pm->tail_from = t < pm->tail_from ? t : pm->tail_from;
+}
+
+/* Whether every change inside [h, t) since the last pass is a gap that
+ * one of its starts left (policy.h, policy_job.gap): a job gone, as the
+ * record's promise for it, if it had one, is. */
+static int inner_gaps_left(const struct promises *pm, const struct cluster_view *v, uint64_t h, uint64_t t)
+{
+    for (uint32_t k = 0; k < pm->n_inner; k++) {
+        uint64_t a = pm->inner[2 * k] > h ? pm->inner[2 * k] : h;
+        uint64_t b = pm->inner[2 * k + 1] < t ? pm->inner[2 * k + 1] : t;
+        for (uint64_t c = a; c < b; c++) {
+            if (!v->queued[c - v->queue_origin].gap)
+                return 0;
+            uint32_t lo = 0, hi = pm->n_left; /* the first coordinate left from c on */
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (pm->left[mid] < c)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == pm->n_left || pm->left[lo] != c)
+                return 0;
+        }
+    }
+    return 1;
 }
 
 /* The view checked against the record through what the host's record of
@@ -273,9 +306,12 @@ void promises_track(struct promises *pm, const struct cluster_view *v)
  * gathered by promises_track (this view's too), when the changes lie at
  * the two ends of the queue: a head [origin, h) (the jobs a start near the
  * head moved up) and a tail [t, end) (arrivals, the jobs a start near the
- * end moved down).
+ * end moved down), and between them only gaps the last pass's starts left
+ * (inner_gaps_left; a host leaves one where closing it would move many
+ * jobs).
  * The jobs between are those of the last pass's view at the same
- * coordinates, unchanged, and the last pass left each of them with the
+ * coordinates, unchanged but for those gaps (their jobs, gone, have no
+ * promise, as in the record), and the last pass left each of them with the
  * promise it recorded (it resumed, placed every newcomer it could, and
  * its starts were carried out), so only the ends are read. Their promises
  * are the record's first and last ones: the record is in queue order,
@@ -295,11 +331,15 @@ static int read_changes(struct promises *pm, const struct cluster_view *v)
         return -1; /* all of it changed */
     if (earliest_promise(pm) < v->now_us)
         return 0; /* a promise not kept */
+    if (!inner_gaps_left(pm, v, h, t))
+        return -1;
     const struct policy_job *queued = v->queued;
     struct promise *rec = pm->rec;
     uint32_t *newcomers = pm->newcomers, n_newcomers = 0, n_rec = pm->n_rec, r = pm->first_live;
     int64_t now = v->now_us, total_slots = v->total_slots;
     for (uint32_t k = 0; k < (uint32_t)(h - origin); k++) {
+        if (queued[k].gap)
+            continue;
         while (r < n_rec && rec[r].fate == PROMISE_GONE)
             r++;
         int got = read_job(r < n_rec ? &rec[r] : NULL, &queued[k], origin + k, now, total_slots, 0);
@@ -313,6 +353,8 @@ static int read_changes(struct promises *pm, const struct cluster_view *v)
      * newcomers are put in queue order after */
     uint32_t r_end = n_rec, first_new = n_newcomers;
     for (uint32_t k = v->n_queued; k-- > (uint32_t)(t - origin);) {
+        if (queued[k].gap)
+            continue;
         while (r_end > r && rec[r_end - 1].fate == PROMISE_GONE)
             r_end--;
         int got = read_job(r_end > r ? &rec[r_end - 1] : NULL, &queued[k], origin + k, now, total_slots, 0);
@@ -360,6 +402,8 @@ static int read_all(struct promises *pm, const struct cluster_view *v, const uin
     int64_t now = v->now_us, total_slots = v->total_slots;
     int ranked = order != NULL;
     for (uint32_t k = 0; k < n_queued; k++) {
+        if (queued[k].gap)
+            continue; /* a job gone, as its promise */
         while (r < n_rec && rec[r].fate == PROMISE_GONE)
             r++; /* a tombstone (record_in_place) */
         int got = read_job(r < n_rec ? &rec[r] : NULL, &queued[k], origin + k, now, total_slots, ranked);
@@ -535,11 +579,16 @@ int promises_move(struct promises *pm, struct profile *profile, struct promise_o
 
 /* ---- recording ---- */
 
-int promises_started(struct promises *pm, int64_t end_us, int64_t slots)
+int promises_started(struct promises *pm, int64_t end_us, int64_t slots, uint64_t coord)
 {
-    if (grow((void **)&pm->started, &pm->cap_started, pm->n_started + 1, sizeof *pm->started) != 0)
+    /* `left` is read before the pass starts anything, and serves
+     * promises_end as the sort's scratch */
+    if (grow((void **)&pm->started, &pm->cap_started, pm->n_started + 1, sizeof *pm->started) != 0 ||
+        grow((void **)&pm->leaving, &pm->cap_leaving, pm->n_leaving + 1, sizeof *pm->leaving) != 0 ||
+        grow((void **)&pm->left, &pm->cap_left, pm->n_leaving + 1, sizeof *pm->left) != 0)
         return -1;
     pm->started[pm->n_started++] = (struct promise_release){end_us, slots};
+    pm->leaving[pm->n_leaving++] = coord;
     return 0;
 }
 
@@ -579,6 +628,8 @@ static int release_goes_first(const struct promise_release *a, const struct prom
 /* stable; the order among equal times does not matter (give_back_gains
  * sums the slots of one time) */
 MERGE_SORT_DEFINE(sort_releases, struct promise_release, release_goes_first)
+#define COORD_BEFORE(a, b) (*(a) < *(b))
+MERGE_SORT_DEFINE(sort_coords, uint64_t, COORD_BEFORE)
 
 /* remap's mark for a held promise that leaves the order (moved or gone) */
 #define NOT_KEPT UINT32_MAX
@@ -776,6 +827,17 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
     pm->follows_changes = pm->valid && pm->kept && !pm->ranked && !pm->unplaced;
     pm->head_to = 0;
     pm->tail_from = UINT64_MAX;
+    pm->n_inner = 0;
+    /* the coordinates its starts leave, for the next pass's read_changes */
+    sort_coords(pm->leaving, pm->n_leaving, pm->left);
+    uint64_t *t = pm->left;
+    uint32_t cap = pm->cap_left;
+    pm->left = pm->leaving;
+    pm->cap_left = pm->cap_leaving;
+    pm->n_left = pm->n_leaving;
+    pm->leaving = t;
+    pm->cap_leaving = cap;
+    pm->n_leaving = 0;
     return 0;
 }
 

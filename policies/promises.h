@@ -86,6 +86,9 @@ struct promise_release {
 #define PROMISE_BOUND_TABLE 64u
 /* The latest settled promises also kept whatever their shape. */
 #define PROMISE_RECENT 32u
+/* Ranges changed inside the queue (gaps its starts left) that a pass
+ * reads; past these, every job is read. */
+#define PROMISE_INNER 16u
 
 /* The latest start a held promise of each shape settled at so far: entry
  * k is (slots[k], dur_us[k]) settled at at_us[k]. promises_settled finds a
@@ -134,8 +137,16 @@ struct promises {
     uint32_t stepped_over;
     /* what the host's record of the queue said changed since the last
      * pass (promises_track): [origin, head_to) and [tail_from, end) of
-     * the view then */
+     * the view then, and the ranges inside, [inner[2k], inner[2k + 1]) */
     uint64_t head_to, tail_from;
+    uint64_t inner[2 * PROMISE_INNER];
+    uint32_t n_inner;
+    /* the coordinates of the jobs the last pass started, rising: the
+     * changes inside the queue read_changes accepts are the gaps they
+     * left there (policy.h, policy_job.gap); and those of the pass in
+     * progress */
+    uint64_t *left, *leaving;
+    uint32_t n_left, cap_left, n_leaving, cap_leaving;
     int64_t now_us, total_slots;
     int64_t free_after; /* free slots at now_us once the pass's starts took theirs */
     /* the base: releases by ascending time (the pass's starts among them) */
@@ -247,11 +258,11 @@ int promises_move(struct promises *pm, struct profile *profile, struct promise_o
 /* Held promise p settled at its promise (moved or not). */
 void promises_settled(struct promises *pm, const struct promise *p);
 
-/* What the pass in progress decided: a start (its end and slots); the
- * held promise at place `at` of the order started; a new promise; a
- * decision the record cannot follow (the next pass rebuilds). Return 0
- * or -1 (memory). */
-int promises_started(struct promises *pm, int64_t end_us, int64_t slots);
+/* What the pass in progress decided: a start (its end, slots and the
+ * job's coordinate in the host's queue); the held promise at place `at`
+ * of the order started; a new promise; a decision the record cannot
+ * follow (the next pass rebuilds). Return 0 or -1 (memory). */
+int promises_started(struct promises *pm, int64_t end_us, int64_t slots, uint64_t coord);
 int promises_gone(struct promises *pm, struct promise_order_place at);
 int promises_new(struct promises *pm, const struct promise *p);
 void promises_spoil(struct promises *pm);

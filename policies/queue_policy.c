@@ -461,7 +461,8 @@ uint32_t queue_policy_decision_kinds(const void *state)
 int queue_policy_reads_gaps(const void *state)
 {
     const struct queue_policy *q = state;
-    return classic(q) && q->ordering == ORDERING_FCFS && (q->mode == BACKFILL_NONE || q->mode == BACKFILL_EASY);
+    return classic(q) && q->ordering == ORDERING_FCFS &&
+           (q->mode == BACKFILL_NONE || q->mode == BACKFILL_EASY || q->mode == BACKFILL_CONSERVATIVE);
 }
 
 int queue_policy_last_pass_kept(const void *state)

@@ -34,8 +34,8 @@ extern const struct policy_ops queue_policy_ops;
  * component preempts. */
 uint32_t queue_policy_decision_kinds(const void *state);
 /* 1 when the instance reads gaps in the queue (policy.h, policy_job.gap):
- * FCFS without backfilling or with EASY, no quota, no preemption, whose
- * walks go in arrival order and skip them. */
+ * FCFS without backfilling, with EASY or with conservative, no quota, no
+ * preemption, whose walks go in arrival order and skip them. */
 int queue_policy_reads_gaps(const void *state);
 /* 1 when the instance's last conservative pass started from the profile it
  * kept (policies/promises.h) rather than rebuilding; for tests. */
