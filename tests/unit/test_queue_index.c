@@ -211,14 +211,15 @@ static void most_gaps(void *ctx, const struct cluster_view *v, const struct poli
     *most = v->n_queue_gaps > *most ? v->n_queue_gaps : *most;
 }
 
-/* Whole replays under the policies the index serves: with the host's
- * record, with the record withheld, and with every gap closed at once (the
- * queue as a policy that reads no gaps sees it): the same start for every
- * job, and the first run did leave gaps open. */
+/* Whole replays under the policies the index serves, and the others that
+ * read gaps: with the host's record, with the record withheld, and with
+ * every gap closed at once (the queue as a policy that reads no gaps sees
+ * it): the same start for every job, and the first run did leave gaps
+ * open (conservative's promises read the record and the gaps too). */
 static void test_replay_with_and_without_record(void)
 {
-    const char *specs[] = {"fcfs+easy", "fcfs+easy+spread", "fcfs+easy+pack", "fcfs"};
-    for (int s = 0; s < 4; s++)
+    const char *specs[] = {"fcfs+easy", "fcfs+easy+spread", "fcfs+easy+pack", "fcfs", "fcfs+conservative"};
+    for (int s = 0; s < 5; s++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
             struct workload w;
             fixture_random_workload(&w, 3000, 16, 100 * seed + (uint64_t)s);
