@@ -64,6 +64,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->bounds.n_recent = pm->bounds.recent_next = 0;
     memset(pm->bounds.entry, 0, sizeof pm->bounds.entry);
     pm->kept = pm->spoilt = pm->read_changes = pm->unplaced = 0;
+    pm->inner_gaps = 0;
     pm->stepped_over = 0;
     pm->origin = v->queue_origin;
     pm->gain_from = INT64_MAX;
@@ -277,9 +278,11 @@ void promises_track(struct promises *pm, const struct cluster_view *v)
 
 /* Whether every change inside [h, t) since the last pass is a gap that
  * one of its starts left (policy.h, policy_job.gap): a job gone, as the
- * record's promise for it, if it had one, is. */
-static int inner_gaps_left(const struct promises *pm, const struct cluster_view *v, uint64_t h, uint64_t t)
+ * record's promise for it, if it had one, is. Counts them in
+ * pm->inner_gaps. */
+static int inner_gaps_left(struct promises *pm, const struct cluster_view *v, uint64_t h, uint64_t t)
 {
+    pm->inner_gaps = 0;
     for (uint32_t k = 0; k < pm->n_inner; k++) {
         uint64_t a = pm->inner[2 * k] > h ? pm->inner[2 * k] : h;
         uint64_t b = pm->inner[2 * k + 1] < t ? pm->inner[2 * k + 1] : t;
@@ -296,6 +299,7 @@ static int inner_gaps_left(const struct promises *pm, const struct cluster_view 
             }
             if (lo == pm->n_left || pm->left[lo] != c)
                 return 0;
+            pm->inner_gaps++;
         }
     }
     return 1;

@@ -133,8 +133,9 @@ struct promises {
     int follows_changes;
     int unplaced; /* the pass in progress left such a job */
     /* promises the pass in progress stepped over in blocks none of which
-     * may move (for tests and figures) */
-    uint32_t stepped_over;
+     * may move, and gaps inside the queue its read_changes accepted (for
+     * tests and figures) */
+    uint32_t stepped_over, inner_gaps;
     /* what the host's record of the queue said changed since the last
      * pass (promises_track): [origin, head_to) and [tail_from, end) of
      * the view then, and the ranges inside, [inner[2k], inner[2k + 1]) */

@@ -481,6 +481,12 @@ uint32_t queue_policy_last_pass_stepped_over(const void *state)
     return ((const struct queue_policy *)state)->promises.stepped_over;
 }
 
+uint32_t queue_policy_last_pass_inner_gaps(const void *state)
+{
+    const struct queue_policy *q = state;
+    return q->promises.kept && q->promises.read_changes ? q->promises.inner_gaps : 0;
+}
+
 void queue_policy_set_promise_block(void *state, uint32_t n)
 {
     promise_order_set_block_max(&((struct queue_policy *)state)->promises.order, n);

@@ -48,6 +48,10 @@ int queue_policy_record_whole(const void *state);
 /* The promises the last pass stepped over in blocks none of which may
  * move (policies/promises.h); for tests. */
 uint32_t queue_policy_last_pass_stepped_over(const void *state);
+/* The gaps inside the queue (policy.h, policy_job.gap) the last pass,
+ * reading only the queue's changes, accepted as left by the pass before
+ * (policies/promises.c, read_changes); for tests. */
+uint32_t queue_policy_last_pass_inner_gaps(const void *state);
 /* Conservative's order of promises in blocks of at most n (before the
  * first pass; policies/promise_order.h); for tests. */
 void queue_policy_set_promise_block(void *state, uint32_t n);

@@ -26,7 +26,7 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
 
-enum { NODES = 6, SLOTS = 8, QCAP = 512, RCAP = NODES * SLOTS, GAP_MOVES = 3 };
+enum { NODES = 6, SLOTS = 8, QCAP = 512, RCAP = NODES * SLOTS, GAP_MOVES = 8 };
 
 struct running_job {
     struct policy_running r;
@@ -40,9 +40,9 @@ struct model {
     struct policy_node nodes[NODES];
     struct policy_job queue[QCAP];
     uint32_t off, n; /* queue[off .. off + n) */
-    /* a start more than GAP_MOVES from either end leaves a gap (policy.h,
-     * policy_job.gap), as the simulator leaves one for a policy that
-     * reads them; n_gaps of the n are */
+    /* a start deep in the queue leaves a gap (policy.h, policy_job.gap),
+     * as the simulator leaves one for a policy that reads them
+     * (start_leaves); n_gaps of the n are */
     int keep_gaps;
     uint32_t n_gaps;
     int tracked;
@@ -136,13 +136,22 @@ static void trim_gaps(struct model *m)
 
 /* The job at index k started: its place closes, or near neither end stays
  * open as a gap, noted as changed; once the gaps are an eighth of the
- * queue they all close. */
+ * queue they all close. How near is near varies (up to GAP_MOVES jobs
+ * moved), so that a start closing toward the head moves older gaps into
+ * the head's changed range, which its read must skip. */
 static void start_leaves(struct model *m, uint32_t k)
 {
-    if (!m->keep_gaps || k < GAP_MOVES || k + GAP_MOVES >= m->n) {
+    uint32_t near = 1 + (uint32_t)rnd(m, GAP_MOVES);
+    if (!m->keep_gaps || k < near || k + near >= m->n) {
         leave_queue(m, k);
     } else {
-        m->queue[m->off + k].gap = 1;
+        struct policy_job *gap = &m->queue[m->off + k];
+        gap->gap = 1;
+        /* a gap is no job, whatever its fields say (policy.h): half of
+         * them here look like a newcomer, as that of a job that started
+         * in its first pass does */
+        if (rnd(m, 2) == 0)
+            gap->reserved_us = -1;
         m->n_gaps++;
         changed(m, m->off + k, m->off + k + 1);
     }
@@ -395,8 +404,9 @@ static int same_decisions(const struct policy_decisions *a, const struct policy_
 /* The counts a run of passes adds up. */
 struct sequence_counts {
     uint32_t kept, read_changes, stepped_over;
-    /* passes that read only the changes of a view with gaps inside */
-    uint32_t read_changes_past_gaps;
+    /* passes that read only the changes and accepted gaps inside the
+     * queue as left by the pass before */
+    uint32_t read_inner_gaps;
 };
 
 static void run_sequence(const char *spec, uint64_t seed, uint32_t passes, uint32_t block, int keep_gaps,
@@ -439,7 +449,7 @@ static void run_sequence(const char *spec, uint64_t seed, uint32_t passes, uint3
         }
         counts->kept += (uint32_t)queue_policy_last_pass_kept(kept);
         counts->read_changes += (uint32_t)queue_policy_last_pass_read_changes(kept);
-        counts->read_changes_past_gaps += queue_policy_last_pass_read_changes(kept) && v.n_queue_gaps > 0;
+        counts->read_inner_gaps += queue_policy_last_pass_inner_gaps(kept) > 0;
         counts->stepped_over += queue_policy_last_pass_stepped_over(kept);
         if (!CHECK(queue_policy_record_whole(kept))) {
             printf("  %s, seed %llu, pass %u: the record is not whole\n", spec, (unsigned long long)seed, p);
@@ -470,6 +480,7 @@ static void kept_equals_rebuilt(const char *spec, uint64_t seeds, int arrival_or
      * promises than passes do (37,912 in 18,000 FCFS passes on blocks of
      * 64, 451,152 on blocks of 4; 29,859 and 32,563 in 12,000 under SJF
      * and F1 on 64) */
+    printf("DBG %s %u: kept %u read_changes %u inner %u stepped %u of %u\n", spec, block, counts.kept, counts.read_changes, counts.read_inner_gaps, counts.stepped_over, passes);
     if (!CHECK(counts.stepped_over > passes))
         printf("  %s, blocks of %u: %u promises stepped over in %u passes\n", spec, block, counts.stepped_over,
                passes);
@@ -481,11 +492,11 @@ static void kept_equals_rebuilt(const char *spec, uint64_t seeds, int arrival_or
         printf("  %s: %u of %u passes read only the changes\n", spec, counts.read_changes, passes);
     if (!arrival_order)
         CHECK_INT(counts.read_changes, 0);
-    /* and under FCFS, most of those saw gaps in the queue (its starts left
-     * them): 11,297 of 12,391 */
-    if (arrival_order && !CHECK(counts.read_changes_past_gaps > counts.read_changes / 2))
-        printf("  %s: %u of %u passes that read only the changes saw gaps\n", spec, counts.read_changes_past_gaps,
-               counts.read_changes);
+    /* and under FCFS, many of those accepted gaps inside the queue that
+     * the pass before left (policy.h, policy_job.gap): 4,713 of 11,446 */
+    if (arrival_order && !CHECK(counts.read_inner_gaps > counts.read_changes / 4))
+        printf("  %s: %u of %u passes that read only the changes accepted gaps inside\n", spec,
+               counts.read_inner_gaps, counts.read_changes);
     /* most passes must have come from the kept profile: 83-84% do in each
      * order (the rest follow a view the record cannot follow: a node down,
      * a job changed, the queue moved); a record left out of queue order
