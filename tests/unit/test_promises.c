@@ -480,7 +480,6 @@ static void kept_equals_rebuilt(const char *spec, uint64_t seeds, int arrival_or
      * promises than passes do (37,912 in 18,000 FCFS passes on blocks of
      * 64, 451,152 on blocks of 4; 29,859 and 32,563 in 12,000 under SJF
      * and F1 on 64) */
-    printf("DBG %s %u: kept %u read_changes %u inner %u stepped %u of %u\n", spec, block, counts.kept, counts.read_changes, counts.read_inner_gaps, counts.stepped_over, passes);
     if (!CHECK(counts.stepped_over > passes))
         printf("  %s, blocks of %u: %u promises stepped over in %u passes\n", spec, block, counts.stepped_over,
                passes);
