@@ -37,8 +37,8 @@ static int emit(struct policy_decisions *out, int32_t kind, uint32_t index, cons
     return 0;
 }
 
-/* Appends a job started in this pass; the shadow walk sorts them by end
- * (started_by_end). Returns 0 or -1 (memory). */
+/* Appends a job started in this pass; EASY's shadow walk sorts them by
+ * end (run_easy). Returns 0 or -1 (memory). */
 static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots, uint32_t first, uint32_t count)
 {
     if (pass->n_started == pass->cap_started) {
@@ -57,17 +57,10 @@ static int remember_start(struct backfill_pass *pass, int64_t end, int32_t slots
     return 0;
 }
 
+/* The jobs started in a pass by expected end, ties in the order they
+ * started (stable). */
 #define STARTED_BEFORE(x, y) ((x)->end < (y)->end)
 MERGE_SORT_DEFINE(sort_started, struct backfill_started, STARTED_BEFORE)
-
-/* The jobs started in this pass by expected end, ties in the order they
- * started. Sorted once, by the walk that reads them, rather than kept in
- * order as they start: a conservative or F1 pass starting a thousand jobs
- * spent a sixth of its time moving them one by one. */
-static void started_by_end(struct backfill_pass *pass)
-{
-    sort_started(pass->started, pass->n_started, pass->started_scratch);
-}
 
 /* The free slots a job would take now: none for a fractional job that can
  * join a shared GPU (so it delays no reservation, which count whole slots). */
@@ -322,7 +315,10 @@ static int run_easy(struct backfill_pass *pass, int64_t free_now)
 
     const struct policy_job *hj = &v->queued[pass->order[head]];
     int64_t shadow, extra;
-    started_by_end(pass);
+    /* the shadow walk reads the starts by end: sorted once, here, rather
+     * than kept in order as they start (a conservative or F1 pass starting
+     * a thousand jobs spent a sixth of its time moving them one by one) */
+    sort_started(pass->started, pass->n_started, pass->started_scratch);
     int shaped = hj->nodes > 0 && hj->milli == 0;
     if (shaped) {
         int rc = easy_shadow_shaped(pass, hj, &shadow);

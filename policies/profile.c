@@ -576,39 +576,39 @@ static int64_t earliest_after(struct profile *p, int64_t slots, int64_t dur, int
         p->found_block = k;
         p->found_step = (uint32_t)(i - base_of(b));
         int64_t until = dur < window_limit - t ? t + dur : window_limit;
-        /* its window: [t, until); first the part in t's block */
-        if (b->least < slots) {
-            int64_t need = slots - b->add;
-            size_t end = base_of(b) + b->n, short_at = 0;
-            if (b->last < until) {
-                for (i++; i < end; i++)
-                    short_at = fr[i] < need ? i + 1 : short_at;
-                if (short_at) {
-                    i = short_at; /* the next candidate comes after it */
-                    goto next_candidate;
-                }
-            } else {
+        /* its window: [t, until); a block with room everywhere is not read */
+        int64_t need = slots - b->add;
+        size_t end = base_of(b) + b->n;
+        if (b->last >= until) { /* it ends in t's block: forward to its first short step */
+            if (b->least < slots)
                 for (i++; i < end && tm[i] < until; i++)
                     if (fr[i] < need) {
-                        i++; /* too short: the next candidate comes after it */
+                        i++; /* the next candidate comes after it */
                         goto next_candidate;
                     }
-            }
-        }
-        if (b->last < until) {
-            uint32_t last = last_block_before(p, k, until), kf;
-            size_t f;
-            if (last_short(p, k, last, until, slots, &kf, &f)) {
-                k = kf;
-                b = &block[k];
-                i = f + 1; /* the next candidate comes after it */
-                goto next_candidate;
-            }
-            /* until's block is the next when that starts at until */
-            p->found_end_block = last + (last + 1 < n_blocks && block[last + 1].first == until);
+            p->found_end_block = k;
             return t;
         }
-        p->found_end_block = k; /* the window ends in its block */
+        /* it goes on: to its last short step, forward through t's block,
+         * then backward from until */
+        size_t after_short = 0;
+        if (b->least < slots)
+            for (i++; i < end; i++)
+                after_short = fr[i] < need ? i + 1 : after_short;
+        if (after_short) {
+            i = after_short;
+            goto next_candidate;
+        }
+        uint32_t last = last_block_before(p, k, until), kf;
+        size_t f;
+        if (last_short(p, k, last, until, slots, &kf, &f)) {
+            k = kf;
+            b = &block[k];
+            i = f + 1;
+            goto next_candidate;
+        }
+        /* until's block is the next when that starts at until */
+        p->found_end_block = last + (last + 1 < n_blocks && block[last + 1].first == until);
         return t;
     next_candidate:;
     }
