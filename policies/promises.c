@@ -16,6 +16,7 @@ void promises_release(struct promises *pm)
     if (!pm)
         return;
     free(pm->rel);
+    free(pm->base);
     free(pm->rec);
     promise_order_release(&pm->order);
     free(pm->out);
@@ -64,6 +65,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->bounds.n_recent = pm->bounds.recent_next = 0;
     memset(pm->bounds.entry, 0, sizeof pm->bounds.entry);
     pm->kept = pm->spoilt = pm->read_changes = pm->unplaced = 0;
+    pm->base_read = 0;
     pm->inner_gaps = 0;
     pm->stepped_over = 0;
     pm->origin = v->queue_origin;
@@ -80,12 +82,44 @@ static void note_gain(struct promises *pm, int64_t from, int64_t to)
     pm->gain_to = to > pm->gain_to ? to : pm->gain_to;
 }
 
+/* The view's base into pm->base, once a pass. Returns 0 or -1 (memory). */
+static int read_base(struct promises *pm, const struct cluster_view *v)
+{
+    if (pm->base_read)
+        return 0;
+    if (grow((void **)&pm->base, &pm->cap_base, v->n_running, sizeof *pm->base) != 0)
+        return -1;
+    for (uint32_t a = 0; a < v->n_running; a++)
+        pm->base[a] = promises_base(v, a);
+    pm->n_base = v->n_running;
+    pm->base_read = 1;
+    return 0;
+}
+
+/* How many releases a[0..n) and b[0..n) have alike from the first: whole
+ * runs by memcmp first (two fields of int64_t, no padding), as most of a
+ * busy cluster's base is the same from one pass to the next. */
+static uint32_t same_releases(const struct promise_release *a, const struct promise_release *b, uint32_t n)
+{
+    enum { RUN = 16 };
+    uint32_t k = 0;
+    while (n - k >= RUN && memcmp(a + k, b + k, RUN * sizeof *a) == 0)
+        k += RUN;
+    while (k < n && a[k].at_us == b[k].at_us && a[k].slots == b[k].slots)
+        k++;
+    return k;
+}
+
 /* Gives the profile what the base gained since the record: the view's base
  * (promises_base, free_now) minus the recorded one, from now on. 1 when
  * that is done, 0 when the base lost slots somewhere or gained them for
  * ever (a rebuild follows), -1 (memory). */
 static int give_back_gains(struct promises *pm, const struct cluster_view *v, struct profile *profile)
 {
+    if (read_base(pm, v) != 0)
+        return -1;
+    const struct promise_release *base = pm->base, none = {INT64_MAX, 0};
+    uint32_t n_base = pm->n_base;
     int64_t now = v->now_us, gain = v->free_slots - pm->free_after;
     uint32_t i = 0, j = 0;
     for (; i < pm->n_rel && pm->rel[i].at_us <= now; i++)
@@ -97,17 +131,14 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
          * cancels within that time's change, so gain and from stay as they
          * are (a gain check skipped sees the same gain at the next time).
          * A time whose releases come in another order takes the steps below. */
-        while (i < pm->n_rel && j < v->n_running) {
-            struct promise_release r = promises_base(v, j);
-            if (r.at_us != pm->rel[i].at_us || r.slots != pm->rel[i].slots)
-                break;
-            i++;
-            j++;
-        }
+        uint32_t both = pm->n_rel - i < n_base - j ? pm->n_rel - i : n_base - j;
+        uint32_t same = both ? same_releases(&pm->rel[i], &base[j], both) : 0;
+        i += same;
+        j += same;
         int64_t to = INT64_MAX;
         if (i < pm->n_rel)
             to = pm->rel[i].at_us;
-        struct promise_release next = j < v->n_running ? promises_base(v, j) : (struct promise_release){INT64_MAX, 0};
+        struct promise_release next = j < n_base ? base[j] : none;
         if (next.at_us < to)
             to = next.at_us;
         if (gain < 0 || (gain > 0 && to == INT64_MAX))
@@ -117,7 +148,7 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
         int64_t was = gain;
         for (; i < pm->n_rel && pm->rel[i].at_us == to; i++)
             gain -= pm->rel[i].slots;
-        for (; next.at_us == to; next = ++j < v->n_running ? promises_base(v, j) : (struct promise_release){INT64_MAX, 0})
+        for (; next.at_us == to; next = ++j < n_base ? base[j] : none)
             gain += next.slots;
         if (gain == was)
             continue; /* a release both bases have: the same gain goes on */
@@ -798,27 +829,56 @@ static int record_rebuilt(struct promises *pm)
     return 0;
 }
 
+/* rel: the view's base with the pass's starts merged in, each after the
+ * releases at or before its time (the rebuild adds releases in that
+ * order). Runs of the base between starts are copied whole; a pass that
+ * started nothing takes the base as it is. */
+static void merge_base(struct promises *pm)
+{
+    if (pm->n_started == 0) {
+        struct promise_release *t = pm->rel;
+        uint32_t cap = pm->cap_rel;
+        pm->rel = pm->base;
+        pm->cap_rel = pm->cap_base;
+        pm->base = t;
+        pm->cap_base = cap;
+        pm->base_read = 0; /* base holds the old record now */
+        return;
+    }
+    sort_releases(pm->started, pm->n_started, pm->started_scratch);
+    const struct promise_release *base = pm->base;
+    uint32_t a = 0, k = 0, n_base = pm->n_base;
+    for (uint32_t b = 0; b < pm->n_started; b++) {
+        int64_t at = pm->started[b].at_us;
+        uint32_t lo = a, hi = n_base; /* the first release of the base after `at` */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (base[mid].at_us <= at)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo > a)
+            memcpy(&pm->rel[k], &base[a], (lo - a) * sizeof *base);
+        k += lo - a;
+        a = lo;
+        pm->rel[k++] = pm->started[b];
+    }
+    if (n_base > a)
+        memcpy(&pm->rel[k], &base[a], (n_base - a) * sizeof *base);
+}
+
 int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free_after, int valid)
 {
     /* the base: the view's releases and the pass's starts, merged */
     uint32_t n = v->n_running + pm->n_started;
-    if (grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
+    if (read_base(pm, v) != 0 || grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
         grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started, sizeof *pm->started_scratch) != 0 ||
         (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
         pm->valid = 0;
         return -1;
     }
-    sort_releases(pm->started, pm->n_started, pm->started_scratch);
-    uint32_t a = 0, b = 0, k = 0;
-    while (a < v->n_running || b < pm->n_started) {
-        struct promise_release r = a < v->n_running ? promises_base(v, a) : (struct promise_release){INT64_MAX, 0};
-        if (b == pm->n_started || (a < v->n_running && r.at_us <= pm->started[b].at_us)) {
-            pm->rel[k++] = r;
-            a++;
-        } else {
-            pm->rel[k++] = pm->started[b++];
-        }
-    }
+    merge_base(pm);
     pm->n_rel = n;
     pm->free_after = free_after;
     pm->now_us = pm->next_now_us;

@@ -153,6 +153,13 @@ struct promises {
     /* the base: releases by ascending time (the pass's starts among them) */
     struct promise_release *rel;
     uint32_t n_rel, cap_rel;
+    /* the view's base (promises_base of each running job, by end), read
+     * once a pass by the first of give_back_gains and promises_end to ask:
+     * each job's end lies behind two indirections, and at 16,384 GPUs
+     * reading them twice a pass was a third of a conservative forecast */
+    struct promise_release *base;
+    uint32_t n_base, cap_base;
+    int base_read;
     /* the promises carved, in queue order (which no start or arrival
      * changes), with tombstones (PROMISE_GONE, n_gone of them, never
      * last) where promises left; `order` holds those already in the
