@@ -101,6 +101,7 @@ static int read_base(struct promises *pm, const struct cluster_view *v)
  * busy cluster's base is the same from one pass to the next. */
 static uint32_t same_releases(const struct promise_release *a, const struct promise_release *b, uint32_t n)
 {
+    _Static_assert(sizeof *a == 2 * sizeof(int64_t), "memcmp compares padding");
     enum { RUN = 16 };
     uint32_t k = 0;
     while (n - k >= RUN && memcmp(a + k, b + k, RUN * sizeof *a) == 0)

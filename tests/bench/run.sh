@@ -70,6 +70,22 @@ if timeout "$FORECAST_LIMIT_S" "$FLEETSIM" forecast -q -j 1 tests/bench/forecast
 else
   echo "forecast  52 weeks: no result in $FORECAST_LIMIT_S s"
 fi
+echo "    the same scenario's first 13 and 26 weeks under fcfs+conservative (no target: every job that ends"
+echo "    before its estimate lets the promises behind it move up in a chain, so a pass's work grows with the"
+echo "    backlog)"
+conservative_yaml=$(mktemp "${TMPDIR:-/tmp}/fleetsim-bench-XXXXXX.yaml")
+for weeks in 13 26; do
+  sed -e 's/^  policy: fcfs+easy$/  policy: fcfs+conservative/' -e "s/^  length: 52w$/  length: ${weeks}w/" \
+    tests/bench/forecast-16k-52w.yaml > "$conservative_yaml"
+  t0=$(date +%s.%N)
+  if "$FLEETSIM" forecast -q -j 1 "$conservative_yaml" >/dev/null; then
+    t1=$(date +%s.%N)
+    awk -v w="$weeks" -v a="$t0" -v b="$t1" 'BEGIN { printf "forecast  %d weeks, fcfs+conservative, whole process: %.2f s\n", w, b - a }'
+  else
+    echo "forecast  $weeks weeks, fcfs+conservative: failed"
+  fi
+done
+rm -f "$conservative_yaml"
 echo
 echo "(d) fleetsim-agent: submit-to-start latency, submissions per second with 1,000 queued jobs"
 sh tests/agent/bench.sh
