@@ -335,6 +335,39 @@ static int run_kept_case(uint64_t seed, uint32_t rounds, int64_t capacity)
     return bad;
 }
 
+/* A search bounded by a promise at `limit` reads each window only up to
+ * it (from there on the promise's own slots serve, and here the profile
+ * has none left), exactly enough room being enough. */
+static void test_profile_room_before_limit(void)
+{
+    struct profile p;
+    profile_init(&p);
+    /* 0 free over [0, 50), 4 over [50, 100), 0 over [100, 150) (the
+     * promise's own), 10 from 150 */
+    CHECK_INT(profile_reset(&p, 0, 10), 0);
+    CHECK_INT(profile_reserve(&p, 0, 50, 10), 0);
+    CHECK_INT(profile_reserve(&p, 50, 50, 6), 0);
+    CHECK_INT(profile_reserve(&p, 100, 50, 10), 0);
+    CHECK_INT(profile_earliest_before(&p, 4, 80, 0, 100, 100), 50); /* [50, 100): 4, exactly enough */
+    CHECK_INT(profile_earliest_before(&p, 4, 80, 0, 100, INT64_MAX), INT64_MAX); /* unbounded: it meets [100, 150) */
+    CHECK_INT(profile_earliest_before(&p, 5, 80, 0, 100, 100), INT64_MAX);
+    CHECK_INT(profile_earliest_before(&p, 4, 40, 0, 100, 100), 50);
+    CHECK_INT(profile_earliest_before(&p, 4, 80, 0, 50, 100), INT64_MAX); /* to: starts before 50 only */
+    /* 6 free over [0, 30), 0 over [30, 60), 2 over [60, 100), 0 over
+     * [100, 150) */
+    CHECK_INT(profile_reset(&p, 0, 10), 0);
+    CHECK_INT(profile_reserve(&p, 0, 30, 4), 0);
+    CHECK_INT(profile_reserve(&p, 30, 30, 10), 0);
+    CHECK_INT(profile_reserve(&p, 60, 40, 8), 0);
+    CHECK_INT(profile_reserve(&p, 100, 50, 10), 0);
+    CHECK_INT(profile_earliest_before(&p, 5, 20, 0, 100, 100), 0);
+    CHECK_INT(profile_earliest_before(&p, 5, 31, 0, 100, 100), INT64_MAX); /* it would reach [30, 60) */
+    CHECK_INT(profile_earliest_before(&p, 2, 40, 1, 100, 100), 60);
+    CHECK_INT(profile_earliest_before(&p, 2, 41, 1, 100, INT64_MAX), INT64_MAX);
+    CHECK_INT(profile_earliest_before(&p, 5, 20, 1, 100, 100), INT64_MAX); /* no step in [1, 100) has room */
+    profile_release(&p);
+}
+
 static void test_profile_kept(void)
 {
     for (uint64_t seed = 1; seed <= 40; seed++)
@@ -353,6 +386,7 @@ void PROFILE_TEST_SUITE(void)
     test_run(PROFILE_TEST_LABEL ": short random profiles against a plain step function", test_profile_short);
     test_run(PROFILE_TEST_LABEL ": long random profiles (hundreds of blocks) against a plain step function", test_profile_long);
     test_run(PROFILE_TEST_LABEL ": 5,000 jobs at one instant", test_profile_one_instant);
+    test_run(PROFILE_TEST_LABEL ": a search bounded by a promise reads each window up to it", test_profile_room_before_limit);
     test_run(PROFILE_TEST_LABEL ": kept from pass to pass (advanced, given back, moved) against a plain step function",
              test_profile_kept);
 }
