@@ -37,6 +37,19 @@ void promises_release(struct promises *pm)
     promises_init(pm);
 }
 
+/* Swaps two buffers of one type and their capacities: a record and the
+ * next one built beside it trade places, and the old one's memory serves
+ * the next pass. */
+#define SWAP_BUFFERS(a, cap_a, b, cap_b)                                                                   \
+    do {                                                                                                   \
+        void *swap_buf_ = (a);                                                                            \
+        uint32_t swap_cap_ = (cap_a);                                                                     \
+        (a) = (b);                                                                                         \
+        (cap_a) = (cap_b);                                                                                 \
+        (b) = swap_buf_;                                                                                   \
+        (cap_b) = swap_cap_;                                                                               \
+    } while (0)
+
 /* Room for n items of `size` bytes in *buf (capacity *cap): sim/buffers.h's
  * buffers_grow, which policies/ may not include (ARCHITECTURE.md). */
 static int grow(void **buf, uint32_t *cap, uint32_t n, size_t size)
@@ -790,12 +803,7 @@ static int record_resumed(struct promises *pm)
             m += to != NOT_KEPT;
         }
     }
-    struct promise *t = pm->rec;
-    uint32_t cap = pm->cap_rec;
-    pm->rec = pm->next_rec;
-    pm->cap_rec = pm->cap_next_rec;
-    pm->next_rec = t;
-    pm->cap_next_rec = cap;
+    SWAP_BUFFERS(pm->rec, pm->cap_rec, pm->next_rec, pm->cap_next_rec);
     pm->n_rec = k;
     pm->n_gone = 0;
     pm->first_live = 0;
@@ -837,12 +845,7 @@ static int record_rebuilt(struct promises *pm)
 static void merge_base(struct promises *pm)
 {
     if (pm->n_started == 0) {
-        struct promise_release *t = pm->rel;
-        uint32_t cap = pm->cap_rel;
-        pm->rel = pm->base;
-        pm->cap_rel = pm->cap_base;
-        pm->base = t;
-        pm->cap_base = cap;
+        SWAP_BUFFERS(pm->rel, pm->cap_rel, pm->base, pm->cap_base);
         pm->base_read = 0; /* base holds the old record now */
         return;
     }
@@ -895,13 +898,8 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
     pm->n_inner = 0;
     /* the coordinates its starts leave, for the next pass's read_changes */
     sort_coords(pm->leaving, pm->n_leaving, pm->left);
-    uint64_t *t = pm->left;
-    uint32_t cap = pm->cap_left;
-    pm->left = pm->leaving;
-    pm->cap_left = pm->cap_leaving;
+    SWAP_BUFFERS(pm->left, pm->cap_left, pm->leaving, pm->cap_leaving);
     pm->n_left = pm->n_leaving;
-    pm->leaving = t;
-    pm->cap_leaving = cap;
     pm->n_leaving = 0;
     return 0;
 }
