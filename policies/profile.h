@@ -84,7 +84,7 @@ int profile_add_release(struct profile *p, int64_t t, int64_t slots);
 /* Earliest breakpoint t with at least `slots` free throughout [t, t + dur),
  * or INT64_MAX when there is none (more slots than will ever be free). */
 int64_t profile_earliest(struct profile *p, int64_t slots, int64_t dur);
-/* Earliest t in [from, min(to, limit)) (and not before the origin) with
+/* Earliest breakpoint t in [from, min(to, limit)) (and not before the origin) with
  * at least `slots` free throughout [t, min(t + dur, limit)), or
  * INT64_MAX: where a job promised `limit` could move (what lies from limit
  * on is its own), among the starts [from, to) that might. */

@@ -37,13 +37,13 @@ void promises_release(struct promises *pm)
     promises_init(pm);
 }
 
-/* Swaps two buffers of one type and their capacities: a record and the
- * next one built beside it trade places, and the old one's memory serves
- * the next pass. */
+/* Swaps two buffers of one type and their capacities: the one filled
+ * beside the other takes its place, and the other's memory is filled next
+ * time. */
 #define SWAP_BUFFERS(a, cap_a, b, cap_b)                                                                   \
     do {                                                                                                   \
-        void *swap_buf_ = (a);                                                                            \
-        uint32_t swap_cap_ = (cap_a);                                                                     \
+        void *swap_buf_ = (a);                                                                             \
+        uint32_t swap_cap_ = (cap_a);                                                                      \
         (a) = (b);                                                                                         \
         (cap_a) = (cap_b);                                                                                 \
         (b) = swap_buf_;                                                                                   \
@@ -132,7 +132,8 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
 {
     if (read_base(pm, v) != 0)
         return -1;
-    const struct promise_release *base = pm->base, none = {INT64_MAX, 0};
+    const struct promise_release *base = pm->base;
+    const struct promise_release none = {INT64_MAX, 0};
     uint32_t n_base = pm->n_base;
     int64_t now = v->now_us, gain = v->free_slots - pm->free_after;
     uint32_t i = 0, j = 0;
@@ -839,9 +840,10 @@ static int record_rebuilt(struct promises *pm)
 }
 
 /* rel: the view's base with the pass's starts merged in, each after the
- * releases at or before its time (the rebuild adds releases in that
- * order). Runs of the base between starts are copied whole; a pass that
- * started nothing takes the base as it is. */
+ * releases at or before its time (the order of the loop this replaced;
+ * give_back_gains sums each instant's releases, so among equal times the
+ * order matters only to its speed). Runs of the base between starts are
+ * copied whole; a pass that started nothing takes the base as it is. */
 static void merge_base(struct promises *pm)
 {
     if (pm->n_started == 0) {

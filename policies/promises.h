@@ -154,9 +154,11 @@ struct promises {
     struct promise_release *rel;
     uint32_t n_rel, cap_rel;
     /* the view's base (promises_base of each running job, by end), read
-     * once a pass by the first of give_back_gains and promises_end to ask:
-     * each job's end lies behind two indirections, and at 16,384 GPUs
-     * reading them twice a pass was a third of a conservative forecast */
+     * once a pass by the first of give_back_gains and promises_end to ask
+     * (base_read; after a pass that started nothing it holds the record
+     * before, swapped out): each job's end lies behind two indirections,
+     * and at 16,384 GPUs reading them twice a pass (a rebuild reads them
+     * once more) was a third of a conservative forecast */
     struct promise_release *base;
     uint32_t n_base, cap_base;
     int base_read;
