@@ -122,6 +122,14 @@ struct swf_reader {
      * errors, out of memory), which then never joins this chunk: its lines
      * are not worth reading on. */
     const atomic_int *stop;
+    /* In a read in chunks, where every reader writes into the file's array
+     * (which must then never move), the index its jobs stay below: the end
+     * of the piece's room, where the next piece's begins. A piece's room
+     * holds its lines, so a reader that fills it reports no memory (the
+     * chunk is then read again, or the file serially), and whatever the
+     * bounds, no reader writes into another's room. SIZE_MAX: w's array
+     * grows. */
+    size_t room_end;
 };
 
 static double swf_value(const struct swf_fields *f, int field)
@@ -577,7 +585,7 @@ static int swf_job_people(struct swf_reader *r, const struct swf_fields *f, stru
 
 static void swf_push(struct swf_reader *r, const struct job *j)
 {
-    if (!workload_push(r->w, j))
+    if (r->w->n >= r->room_end || !workload_push(r->w, j))
         textfile_out_of_memory(&r->rep, j->source_line);
 }
 
@@ -799,6 +807,7 @@ static void swf_reader_init(struct swf_reader *r, const char *name, enum swf_con
     r->rep.diags = diags;
     r->rep.err = err;
     r->rep.max_errors = max_errors;
+    r->room_end = SIZE_MAX;
 }
 
 static void swf_read_lines(struct swf_reader *r, struct textfile_lines *it)
@@ -825,6 +834,11 @@ static void swf_read_lines(struct swf_reader *r, struct textfile_lines *it)
  * limit, so that reader reads the piece again itself. */
 struct swf_chunk {
     struct swf_reader r;
+    /* its names and header; its jobs lie in the file's array, from where
+     * the pieces before it cannot reach (their lines) to where it cannot
+     * (its own), and the join moves them down after those before. An array
+     * of its own, copied at the join, was 10 MB more to fault in and copy
+     * for HPC2N (a fifth of the memory a replay touched) */
     struct workload w;
     struct diag_list diags;
     struct err err;
@@ -836,7 +850,6 @@ struct swf_chunk {
 static void *swf_chunk_run(void *arg)
 {
     struct swf_chunk *c = arg;
-    workload_reserve(&c->w, textfile_records_bound(&c->it));
     swf_read_lines(&c->r, &c->it);
     return NULL;
 }
@@ -846,14 +859,18 @@ static void *swf_chunk_run(void *arg)
 static const int swf_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 static void swf_chunk_start(struct swf_chunk *c, const char *name, enum swf_convention conv,
-                            const char *data, size_t start, size_t end, const atomic_int *stop)
+                            const char *data, size_t start, size_t end, struct job *jobs, size_t room,
+                            const atomic_int *stop)
 {
     workload_init(&c->w);
+    c->w.jobs = jobs;
+    c->w.cap = room;
     diag_list_init(&c->diags, 0);
     err_clear(&c->err);
     swf_reader_init(&c->r, name, conv, &c->w, &c->diags, &c->err, 0);
     c->r.keep_kinds = 1;
     c->r.stop = stop;
+    c->r.room_end = room;
     textfile_lines_init_piece(&c->it, data, start, end);
     /* other signals stay with the threads that were there to take them */
     sigset_t mask, old;
@@ -879,6 +896,8 @@ static int swf_chunk_ok(const struct swf_chunk *c)
 
 static void swf_chunk_release(struct swf_chunk *c)
 {
+    c->w.jobs = NULL; /* the file's */
+    c->w.cap = 0;
     workload_release(&c->w);
     diag_list_release(&c->diags);
     free(c->r.kinds);
@@ -953,6 +972,7 @@ static void swf_join(struct swf_reader *r, const struct swf_chunk *c, long line0
     int32_t *teams = users ? swf_join_map(c->w.teams.n) : NULL;
     if (!teams)
         textfile_out_of_memory(&r->rep, line0 + 1);
+    /* down the array: r's jobs end at or before where the chunk's begin */
     for (size_t i = 0; teams && i < c->w.n && !r->rep.no_memory; i++) {
         struct job j = c->w.jobs[i];
         j.source_line += line0;
@@ -1006,16 +1026,30 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
     swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
-    size_t ends[SWF_MAX_CHUNKS];
+    size_t ends[SWF_MAX_CHUNKS], at[SWF_MAX_CHUNKS + 1];
     textfile_lines_cut(&it, n, ends);
+    /* piece i's jobs go to w's array from at[i], which no job of the pieces
+     * before it reaches: one array, sized once, for all */
+    at[0] = w->n;
+    for (size_t i = 0; i < n; i++) {
+        struct textfile_lines piece;
+        textfile_lines_init_piece(&piece, data, i ? ends[i - 1] : it.pos, ends[i]);
+        at[i + 1] = at[i] + textfile_records_bound(&piece);
+    }
+    workload_reserve(w, at[n]);
+    if (w->cap < at[n]) {
+        free(c);
+        return swf_read_serial(name, data, len, conv, w, diags, err); /* it grows its array as memory allows */
+    }
     atomic_int stop;
     atomic_init(&stop, 0);
     for (size_t i = 1; i < n; i++)
-        swf_chunk_start(&c[i - 1], name, conv, data, ends[i - 1], ends[i], &stop);
+        swf_chunk_start(&c[i - 1], name, conv, data, ends[i - 1], ends[i], w->jobs + at[i], at[i + 1] - at[i],
+                        &stop);
     /* the first piece here, then each later one joined in file order, or
      * read here when its thread could not read it to the end */
-    workload_reserve(w, w->n + textfile_records_bound(&it)); /* the chunks' jobs join these */
     it.len = ends[0];
+    r.room_end = at[1];
     swf_read_lines(&r, &it);
     size_t i = 1;
     for (; i < n && !r.rep.stopped; i++) {
@@ -1023,6 +1057,7 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
         if (k->started)
             pthread_join(k->thread, NULL);
         it.len = ends[i];
+        r.room_end = at[i + 1];
         if (swf_chunk_ok(k)) {
             swf_join(&r, k, it.line);
             it.line += k->it.line;
@@ -1076,8 +1111,9 @@ static long long swf_mapped_bytes(void)
 
 /* Under an address-space limit (ulimit -v), how many of n chunks fit. Each
  * thread beyond the first takes a malloc arena (glibc maps 128 MB to place
- * its 64 MB, kept after the thread ends) and its piece's workload, which
- * stays until joined; the serial read needs about twice the buffer. */
+ * its 64 MB, kept after the thread ends) for its names and warnings (its
+ * jobs go to the file's array); the serial read needs about twice the
+ * buffer. */
 static size_t swf_chunks_within_limit(size_t len, size_t n)
 {
     struct rlimit lim;
@@ -1087,7 +1123,7 @@ static size_t swf_chunks_within_limit(size_t len, size_t n)
     if (mapped < 0 || (unsigned long long)mapped >= (unsigned long long)lim.rlim_cur)
         return 1;
     unsigned long long room = (unsigned long long)lim.rlim_cur - (unsigned long long)mapped;
-    unsigned long long serial = 2ULL * len, per_chunk = (128ULL << 20) + 2ULL * len / n;
+    unsigned long long serial = 2ULL * len, per_chunk = 128ULL << 20;
     while (n > 1 && serial + (n - 1) * per_chunk > room)
         n--;
     return n;
