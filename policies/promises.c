@@ -95,15 +95,19 @@ static void note_gain(struct promises *pm, int64_t from, int64_t to)
     pm->gain_to = to > pm->gain_to ? to : pm->gain_to;
 }
 
-/* The view's base into pm->base, once a pass. Returns 0 or -1 (memory). */
-static int read_base(struct promises *pm, const struct cluster_view *v)
+int promises_read_base(struct promises *pm, const struct cluster_view *v)
 {
     if (pm->base_read)
         return 0;
     if (grow((void **)&pm->base, &pm->cap_base, v->n_running, sizeof *pm->base) != 0)
         return -1;
-    for (uint32_t a = 0; a < v->n_running; a++)
-        pm->base[a] = promises_base(v, a);
+    const struct policy_running *running = v->running;
+    const uint32_t *by_end = v->running_by_end;
+    int64_t now = v->now_us;
+    for (uint32_t a = 0; a < v->n_running; a++) {
+        const struct policy_running *r = &running[by_end[a]];
+        pm->base[a] = (struct promise_release){r->expected_end_us > now ? r->expected_end_us : now + 1, r->job.slots};
+    }
     pm->n_base = v->n_running;
     pm->base_read = 1;
     return 0;
@@ -125,12 +129,12 @@ static uint32_t same_releases(const struct promise_release *a, const struct prom
 }
 
 /* Gives the profile what the base gained since the record: the view's base
- * (promises_base, free_now) minus the recorded one, from now on. 1 when
+ * (promises_read_base, free_now) minus the recorded one, from now on. 1 when
  * that is done, 0 when the base lost slots somewhere or gained them for
  * ever (a rebuild follows), -1 (memory). */
 static int give_back_gains(struct promises *pm, const struct cluster_view *v, struct profile *profile)
 {
-    if (read_base(pm, v) != 0)
+    if (promises_read_base(pm, v) != 0)
         return -1;
     const struct promise_release *base = pm->base;
     const struct promise_release none = {INT64_MAX, 0};
@@ -878,7 +882,7 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
 {
     /* the base: the view's releases and the pass's starts, merged */
     uint32_t n = v->n_running + pm->n_started;
-    if (read_base(pm, v) != 0 || grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
+    if (promises_read_base(pm, v) != 0 || grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
         grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started, sizeof *pm->started_scratch) != 0 ||
         (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
         pm->valid = 0;

@@ -153,12 +153,11 @@ struct promises {
     /* the base: releases by ascending time (the pass's starts among them) */
     struct promise_release *rel;
     uint32_t n_rel, cap_rel;
-    /* the view's base (promises_base of each running job, by end), read
-     * once a pass by the first of give_back_gains and promises_end to ask
-     * (base_read; after a pass that started nothing it holds the record
-     * before, swapped out): each job's end lies behind two indirections,
-     * and at 16,384 GPUs reading them twice a pass (a rebuild reads them
-     * once more) was a third of a conservative forecast */
+    /* the view's base (promises_read_base), read once a pass by the first
+     * to ask (base_read; after a pass that started nothing it holds the
+     * record before, swapped out): each job's end lies behind two
+     * indirections, and at 16,384 GPUs reading them twice a pass was a
+     * third of a conservative forecast */
     struct promise_release *base;
     uint32_t n_base, cap_base;
     int base_read;
@@ -227,15 +226,13 @@ void promises_release(struct promises *pm);
 void promises_track(struct promises *pm, const struct cluster_view *v);
 /* Starts recording a pass. */
 void promises_begin(struct promises *pm, const struct cluster_view *v);
-/* The view's base, as a pass builds its profile from it: running job
- * running_by_end[a]'s slots come free at its expected end, or just after
- * now when it is overdue. */
-static inline struct promise_release promises_base(const struct cluster_view *v, uint32_t a)
-{
-    const struct policy_running *r = &v->running[v->running_by_end[a]];
-    return (struct promise_release){r->expected_end_us > v->now_us ? r->expected_end_us : v->now_us + 1,
-                                    r->job.slots};
-}
+/* After promises_begin: the view's base, as a pass builds its profile
+ * from it, in pm->base[0 .. pm->n_base): running job running_by_end[a]'s
+ * slots come free at its expected end, or just after now when it is
+ * overdue. Read once a pass, by the first to ask: a rebuild, to build its
+ * profile; a resume, to find what the base gained; promises_end, to record
+ * it. Returns 0 or -1 (memory). */
+int promises_read_base(struct promises *pm, const struct cluster_view *v);
 
 /* After promises_begin: 1 when the pass may start from the kept profile
  * (then advanced to now and given back what the base gained;
