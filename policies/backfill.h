@@ -99,7 +99,7 @@ struct backfill_pass {
     uint8_t *node_kept;
     uint32_t cap_nodes;
     /* conservative: queue indices in the order reservations are placed */
-    struct reserve_order *placing;
+    struct reserve_order *placing, *placing_scratch; /* the scratch: its sort's */
     uint32_t n_placing, cap_placing;
     /* conservative: the promises and their profile kept from the last
      * pass, which serve the next only when the order ranks any two
