@@ -380,6 +380,11 @@ static int reserve_goes_first(const struct reserve_order *a, const struct reserv
 MERGE_SORT_DEFINE(sort_placing, struct reserve_order, reserve_goes_first)
 
 /* Reserved jobs by promised start, then newcomers by priority. */
+/* How many jobs ahead conservative_order and a rebuild ask for a job's
+ * record: the order's loop reads two fields a job, a rebuild searches the
+ * profile for each (a few hundred ns), so the first needs the longer lead. */
+enum { PREFETCH_AHEAD_ORDER = 32, PREFETCH_AHEAD_PLACING = 8 };
+
 static int conservative_order(struct backfill_pass *pass)
 {
     const struct cluster_view *v = pass->view;
@@ -400,6 +405,12 @@ static int conservative_order(struct backfill_pass *pass)
     uint32_t n = 0;
     for (uint32_t k = 0; k < v->n_queued; k++) {
         uint32_t qi = pass->order[k];
+        /* in priority order the jobs lie anywhere in a queue larger than
+         * the caches: asked for ahead of need (here and in the rebuild:
+         * sjf+conservative's cold pass over 10,000, medians of 61 passes
+         * in five alternated runs, 4.12 -> 3.74 ms) */
+        if (k + PREFETCH_AHEAD_ORDER < v->n_queued)
+            __builtin_prefetch(&v->queued[pass->order[k + PREFETCH_AHEAD_ORDER]]);
         if (v->queued[qi].gap)
             continue; /* a job gone (policy.h) */
         int64_t promised = v->queued[qi].reserved_us;
@@ -480,6 +491,8 @@ static int conservative_rebuild(struct backfill_pass *pass, int64_t *free_now)
             return -1;
     for (uint32_t k = 0; k < pass->n_placing; k++) {
         uint32_t qi = pass->placing[k].queue_index;
+        if (k + PREFETCH_AHEAD_PLACING < pass->n_placing)
+            __builtin_prefetch(&v->queued[pass->placing[k + PREFETCH_AHEAD_PLACING].queue_index]);
         const struct policy_job *job = &v->queued[qi];
         if (job->slots > v->total_slots || !admitted(pass, qi))
             continue; /* can never run here (the host reports it), or held back */
