@@ -532,7 +532,7 @@ int jsonl_read_buffer(const char *name, const char *data, size_t len, struct wor
     struct jsonl_reader r = {.rep = {name, diags, err, 0, JSONL_MAX_ERRORS, 0, 0}, .w = w};
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
-    workload_reserve(w, w->n + textfile_records_bound(&it)); /* a job a line at most */
+    workload_reserve(w, w->n + textfile_records_bound(&it, TEXTFILE_RECORD_MIN)); /* a job a line at most */
     struct jsonl_line ln;
     while (!r.rep.stopped && textfile_lines_next(&it, &ln.text, &ln.len)) {
         ln.line = it.line;

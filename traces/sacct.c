@@ -519,7 +519,8 @@ int sacct_read_buffer(const char *name, const char *data, size_t len, struct wor
     r.w = w;
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
-    workload_reserve(w, w->n + textfile_records_bound(&it)); /* a job a line at most (steps have lines of their own) */
+    /* a job a line at most (steps have lines of their own) */
+    workload_reserve(w, w->n + textfile_records_bound(&it, TEXTFILE_RECORD_MIN));
     const char *line;
     size_t n;
     int have_header = 0;

@@ -22,6 +22,10 @@
 enum {
     SWF_FIELDS = 18,
     SWF_MIN_FIELDS = 5,  /* up to the allocated processors: the least that is a job */
+    /* the shortest job line: SWF_MIN_FIELDS fields of one byte, a space
+     * between each (its newline aside), so a read in chunks can size each
+     * piece's room by its bytes as well as its lines */
+    SWF_JOB_LINE_MIN = 2 * SWF_MIN_FIELDS - 1,
     SWF_MAX_ERRORS = 20, /* then stop: the file is not SWF, and the reader should say so quickly */
     SWF_REPEAT_MAX = 10, /* warnings of one kind shown per file before they are only counted */
     SWF_TOKEN_MAX = 64,  /* longer is no number a log would hold */
@@ -125,7 +129,8 @@ struct swf_reader {
     /* In a read in chunks, where every reader writes into the file's array
      * (which must then never move), the index its jobs stay below: the end
      * of the piece's room, where the next piece's begins. A piece's room
-     * holds its lines, so a reader that fills it reports no memory (the
+     * holds as many jobs as its lines and bytes can (SWF_JOB_LINE_MIN), so
+     * a reader that fills it reports no memory (the
      * chunk is then read again, or the file serially), and whatever the
      * bounds, no reader writes into another's room. SIZE_MAX: w's array
      * grows. */
@@ -828,8 +833,8 @@ static void swf_read_lines(struct swf_reader *r, struct textfile_lines *it)
 }
 
 /* A piece of the file after the first, read by a thread of its own into its
- * own workload and diags as if it were a whole file, lines counted from its
- * start. Its first error stops it (max_errors 0): only the reader that has
+ * own workload (its jobs in the file's array, below) and diags as if it
+ * were a whole file, lines counted from its start. Its first error stops it (max_errors 0): only the reader that has
  * read everything before the piece knows whether that error is within the
  * limit, so that reader reads the piece again itself. */
 struct swf_chunk {
@@ -992,7 +997,7 @@ static int swf_read_serial(const char *name, const char *data, size_t len, enum 
     swf_reader_init(&r, name, conv, w, diags, err, SWF_MAX_ERRORS);
     struct textfile_lines it;
     textfile_lines_init(&it, data, len);
-    workload_reserve(w, w->n + textfile_records_bound(&it));
+    workload_reserve(w, w->n + textfile_records_bound(&it, SWF_JOB_LINE_MIN));
     swf_read_lines(&r, &it);
     return swf_finish(&r);
 }
@@ -1034,12 +1039,14 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
     for (size_t i = 0; i < n; i++) {
         struct textfile_lines piece;
         textfile_lines_init_piece(&piece, data, i ? ends[i - 1] : it.pos, ends[i]);
-        at[i + 1] = at[i] + textfile_records_bound(&piece);
+        at[i + 1] = at[i] + textfile_records_bound(&piece, SWF_JOB_LINE_MIN);
     }
     workload_reserve(w, at[n]);
-    if (w->cap < at[n]) {
+    if (w->cap < at[n] || at[n] == at[0]) {
+        /* short of memory (the serial read grows its array as memory
+         * allows), or no line to read (and maybe no array to point into) */
         free(c);
-        return swf_read_serial(name, data, len, conv, w, diags, err); /* it grows its array as memory allows */
+        return swf_read_serial(name, data, len, conv, w, diags, err);
     }
     atomic_int stop;
     atomic_init(&stop, 0);
@@ -1077,8 +1084,8 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
     }
     free(c);
     if (r.rep.no_memory) {
-        /* The chunks' workloads, stacks and arenas held memory that the
-         * serial read never needs: with them and all read here gone, it may
+        /* The chunks' names, warnings, stacks and arenas held memory that
+         * the serial read never needs: with them and all read here gone, it may
          * well succeed, or say itself where memory ran out. */
         workload_release(w);
         workload_init(w);

@@ -811,7 +811,7 @@ static void test_swf_sizes_array_once(void)
     struct textfile_lines it;
     textfile_lines_init_piece(&it, empty, 0, sizeof empty);
     CHECK_INT(textfile_lines_left(&it), 1000);
-    CHECK_INT(textfile_records_bound(&it), 1000 / TEXTFILE_RECORD_MIN + 1);
+    CHECK_INT(textfile_records_bound(&it, TEXTFILE_RECORD_MIN), 1000 / TEXTFILE_RECORD_MIN + 1);
     char text[8192];
     size_t o = (size_t)snprintf(text, sizeof text, "; MaxProcs: 64\n;\n");
     for (int i = 0; i < 100; i++)
@@ -826,6 +826,33 @@ static void test_swf_sizes_array_once(void)
             printf("  %d chunks\n", chunks);
         reader_case_release(&c);
     }
+    /* the shortest job lines (5 fields of one byte, 10 bytes a line): a
+     * bound of one job per 16 bytes left a piece's room short, the read in
+     * chunks fell back to the serial one, which grew its array by doubling */
+    o = 0;
+    for (int i = 0; i < 400; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%d 0 0 1 1\n", i % 10);
+    for (int chunks = 1; chunks <= 4; chunks++) {
+        struct reader_case c;
+        reader_case_begin(&c);
+        c.rc = swf_read_buffer_chunks("t.swf", text, o, SWF_REPLAY, chunks, &c.w, &c.d, &c.e);
+        CHECK_INT(c.rc, 0);
+        CHECK_INT(c.w.n, 400);
+        if (!CHECK_INT(c.w.cap, 400))
+            printf("  %d chunks, 10-byte lines\n", chunks);
+        reader_case_release(&c);
+    }
+    /* nothing to read, in any number of chunks: no array to point into */
+    static const char *const empty_logs[] = {"", "\xEF\xBB\xBF"};
+    for (size_t k = 0; k < 2; k++)
+        for (int chunks = 1; chunks <= 8; chunks++) {
+            struct reader_case c;
+            reader_case_begin(&c);
+            c.rc = swf_read_buffer_chunks("t.swf", empty_logs[k], strlen(empty_logs[k]), SWF_REPLAY, chunks, &c.w,
+                                          &c.d, &c.e);
+            CHECK_INT(c.w.n, 0);
+            reader_case_release(&c);
+        }
 }
 
 /* One out-of-order submit, at every line in turn: with 2 to 8 chunks it
