@@ -375,16 +375,17 @@ static int reserve_goes_first(const struct reserve_order *a, const struct reserv
     return a->promised < b->promised || (a->promised == b->promised && a->rank < b->rank);
 }
 
-/* qsort, and its comparison through a pointer, was 7.5% of a wfp3+conservative replay
- * of HPC2N, whose priorities change from one pass to the next */
+/* qsort, and its comparison through a pointer, was 7.5% of a
+ * wfp3+conservative replay of HPC2N, whose priorities change from one
+ * pass to the next */
 MERGE_SORT_DEFINE(sort_placing, struct reserve_order, reserve_goes_first)
 
-/* Reserved jobs by promised start, then newcomers by priority. */
 /* How many jobs ahead conservative_order and a rebuild ask for a job's
  * record: the order's loop reads two fields a job, a rebuild searches the
  * profile for each (a few hundred ns), so the first needs the longer lead. */
 enum { PREFETCH_AHEAD_ORDER = 32, PREFETCH_AHEAD_PLACING = 8 };
 
+/* Reserved jobs by promised start, then newcomers by priority. */
 static int conservative_order(struct backfill_pass *pass)
 {
     const struct cluster_view *v = pass->view;
