@@ -128,12 +128,11 @@ struct swf_reader {
     const atomic_int *stop;
     /* In a read in chunks, where every reader writes into the file's array
      * (which must then never move), the index its jobs stay below: the end
-     * of the piece's room, where the next piece's begins. A piece's room
-     * holds as many jobs as its lines and bytes can (SWF_JOB_LINE_MIN), so
-     * a reader that fills it reports no memory (the
-     * chunk is then read again, or the file serially), and whatever the
-     * bounds, no reader writes into another's room. SIZE_MAX: w's array
-     * grows. */
+     * of the piece's room, where the next piece's begins. A room holds as
+     * many jobs as its piece's lines and bytes can (SWF_JOB_LINE_MIN), so a
+     * reader that fills one reports no memory (the chunk is then read
+     * again, or the file serially), and whatever the bounds, no reader
+     * writes into another's room. SIZE_MAX: w's array grows. */
     size_t room_end;
 };
 
@@ -834,9 +833,10 @@ static void swf_read_lines(struct swf_reader *r, struct textfile_lines *it)
 
 /* A piece of the file after the first, read by a thread of its own into its
  * own workload (its jobs in the file's array, below) and diags as if it
- * were a whole file, lines counted from its start. Its first error stops it (max_errors 0): only the reader that has
- * read everything before the piece knows whether that error is within the
- * limit, so that reader reads the piece again itself. */
+ * were a whole file, lines counted from its start. Its first error stops
+ * it (max_errors 0): only the reader that has read everything before the
+ * piece knows whether that error is within the limit, so that reader
+ * reads the piece again itself. */
 struct swf_chunk {
     struct swf_reader r;
     /* its names and header; its jobs lie in the file's array, from where
@@ -1085,8 +1085,8 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
     free(c);
     if (r.rep.no_memory) {
         /* The chunks' names, warnings, stacks and arenas held memory that
-         * the serial read never needs: with them and all read here gone, it may
-         * well succeed, or say itself where memory ran out. */
+         * the serial read never needs: with them and all read here gone, it
+         * may well succeed, or say itself where memory ran out. */
         workload_release(w);
         workload_init(w);
         swf_diags_back(diags, diags0, dropped0);

@@ -280,7 +280,7 @@ size_t textfile_lines_left(const struct textfile_lines *it)
 
 size_t textfile_records_bound(const struct textfile_lines *it, size_t record_min)
 {
-    size_t lines = textfile_lines_left(it), most = (it->len - it->pos) / (record_min ? record_min : 1) + 1;
+    size_t lines = textfile_lines_left(it), most = (it->len - it->pos) / record_min + 1;
     return lines < most ? lines : most;
 }
 

@@ -83,9 +83,9 @@ void textfile_lines_cut(const struct textfile_lines *it, size_t parts, size_t *e
 size_t textfile_lines_left(const struct textfile_lines *it);
 /* How many records a reader of one record a line at most may push from
  * the cursor on, to size its array once: the lines left, but no more than
- * one per record_min bytes, the format's shortest record without its
- * newline (the last line may lack one), so that a flood of empty lines
- * sizes nothing past a few times the text. TEXTFILE_RECORD_MIN serves
+ * one per record_min bytes (at least 1), the format's shortest record
+ * without its newline (the last line may lack one), so that a flood of
+ * empty lines sizes nothing past a few times the text. TEXTFILE_RECORD_MIN serves
  * formats whose records are all longer (JSONL, sacct), where the bound
  * is a hint (their arrays grow past it); SWF's job line can be 9 bytes
  * and its read in chunks needs a true bound (traces/swf.c). */

@@ -78,8 +78,10 @@ for weeks in 13 26; do
   sed -e 's/^  policy: fcfs+easy$/  policy: fcfs+conservative/' -e "s/^  length: 52w$/  length: ${weeks}w/" \
     tests/bench/forecast-16k-52w.yaml > "$conservative_yaml"
   # a changed scenario file would leave the sed's lines unmatched and time EASY under this line's name
-  if ! grep -q '^  policy: fcfs+conservative$' "$conservative_yaml" || ! grep -q "^  length: ${weeks}w$" "$conservative_yaml"; then
-    echo "forecast  $weeks weeks, fcfs+conservative: tests/bench/forecast-16k-52w.yaml no longer has the lines this edits"
+  if ! grep -q '^  policy: fcfs+conservative$' "$conservative_yaml" ||
+    ! grep -q "^  length: ${weeks}w$" "$conservative_yaml"; then
+    echo "forecast  $weeks weeks, fcfs+conservative:" \
+      "tests/bench/forecast-16k-52w.yaml no longer has the lines this edits"
     continue
   fi
   t0=$(date +%s.%N)
