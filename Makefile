@@ -5,10 +5,10 @@ BUILD ?= build
 CC ?= cc
 OPT ?= -O2
 SAN ?=
-PKGS := gsl yaml-0.1 jansson zlib libdeflate
+PKGS := gsl yaml-0.1 jansson zlib libisal
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev libdeflate-dev python3 gzip \
+DEBIAN_PKGS := gcc make pkg-config libgsl-dev libyaml-dev libjansson-dev zlib1g-dev libisal-dev python3 gzip \
                libsqlite3-dev prometheus util-linux gnuplot-nox chromium fonts-dejavu-core \
                slurmctld slurmd slurm-client munge
 

@@ -50,6 +50,12 @@ int swf_read_buffer(const char *name, const char *data, size_t len, enum swf_con
  * their own. */
 int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum swf_convention conv,
                            int chunks, struct workload *w, struct diag_list *diags, struct err *err);
+/* swf_read in `chunks` pieces (0: as swf_read_buffer picks them). A log
+ * that is one gzip member is parsed as it inflates: the first piece as the
+ * text arrives, the others by the inflating thread once it is whole (and
+ * threads it starts), then joined as above, with the same result. */
+int swf_read_chunks(const char *path, enum swf_convention conv, int chunks, struct workload *w,
+                    struct diag_list *diags, struct err *err);
 /* The chunks swf_read_buffer reads len bytes in: one per processor this
  * process may run on (its affinity mask), at most 8, none under 1 MB. */
 int swf_chunks_for(size_t len);

@@ -2,7 +2,7 @@
  * and walking it line by line.
  *
  * A regular file is read with one read(); if it is one gzip member, it is
- * inflated in one libdeflate call sized by the member's trailer. Anything
+ * inflated in one ISA-L call sized by the member's trailer. Anything
  * else (a pipe, several members, trailing bytes, a wrong trailer, corrupt
  * data, more than the size limit) streams through zlib's gzread, which
  * defines the result and the messages: both paths give the same bytes.
@@ -17,6 +17,7 @@
 #define FLEETSIM_TRACES_TEXTFILE_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "sim/err.h"
@@ -28,6 +29,31 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err);
  * everything there. */
 int textfile_load(const char *path, char **data, size_t *len, struct diag_list *diags,
                   struct err *err);
+
+/* A regular file that is one gzip member, inflated by a thread of its own
+ * while a reader parses what is inflated so far (the SWF reader: HPC2N's
+ * inflate, 12 ms, then overlaps its parse). _open reads the file and sizes
+ * the text by the member's trailer; NULL when the file is not such a one
+ * (or memory or the size limit says no): textfile_read then reads it the
+ * usual way, which also words any error. _start starts the thread, which
+ * calls then(ctx) once the text is whole and checked; -1 if it could not
+ * start. _wait blocks until at least `want` bytes are inflated or the
+ * thread has ended, and returns how many are, with *failed set when the
+ * inflate failed (a wrong trailer, several members, trailing bytes, corrupt
+ * data: textfile_read's zlib then defines the result). _finish joins the
+ * thread (then() included) and hands over the text, NUL-terminated, to be
+ * freed by the caller; -1 when there is none. _close frees what is left. */
+/* Starts a reader's helper thread: run(arg), with a stack of `stack` bytes
+ * (0: the default), every signal but a fault blocked in it. 0 or -1. */
+int textfile_thread_start(pthread_t *thread, size_t stack, void *(*run)(void *), void *arg);
+struct textfile_stream;
+struct textfile_stream *textfile_stream_open(const char *path);
+size_t textfile_stream_len(const struct textfile_stream *s);
+const char *textfile_stream_data(const struct textfile_stream *s);
+int textfile_stream_start(struct textfile_stream *s, void (*then)(void *ctx), void *ctx);
+size_t textfile_stream_wait(struct textfile_stream *s, size_t want, int *failed);
+int textfile_stream_finish(struct textfile_stream *s, char **data, size_t *len);
+void textfile_stream_close(struct textfile_stream *s);
 
 /* Copies up to 32 bytes of s for quoting in a message; bytes that are not
  * printable ASCII become \xNN, so a message never carries binary garbage to

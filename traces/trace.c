@@ -155,13 +155,19 @@ static int trace_read_pai(const char *path, const char *data, size_t len, struct
 int trace_read_format(const char *path, enum trace_format fmt, enum swf_convention conv, struct workload *w,
                       struct diag_list *diags, struct err *err, enum trace_format *used)
 {
+    int f = fmt;
+    if (f == TRACE_AUTO)
+        f = trace_format_from_name(path);
+    if (f == TRACE_SWF) {
+        /* known without its text: a gzip'd log is parsed as it inflates */
+        if (used)
+            *used = TRACE_SWF;
+        return swf_read(path, conv, w, diags, err);
+    }
     char *data;
     size_t len;
     if (textfile_load(path, &data, &len, diags, err) != 0)
         return -1;
-    int f = fmt;
-    if (f == TRACE_AUTO)
-        f = trace_format_from_name(path);
     if (f == TRACE_AUTO)
         f = trace_format_from_content(data, len);
     if (used)

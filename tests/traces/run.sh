@@ -122,7 +122,7 @@ if have_trace alibaba-v2023-openb_pod_list_default.csv.gz && have_trace alibaba-
 else skip "openb pod and node lists not in $SHARED_TRACES"; fi
 # the fuzz targets of these readers build with the project's compiler and
 # hold on their seeds (`make fuzz` runs them under libFuzzer with clang)
-libs="$(pkg-config --libs gsl yaml-0.1 jansson zlib libdeflate 2>/dev/null) -lm -ldl"
+libs="$(pkg-config --libs gsl yaml-0.1 jansson zlib libisal 2>/dev/null) -lm -ldl"
 for t in philly helios openb itp pai machines; do
   # $SAN: the sanitizer flags the libraries were built with (make asan)
   if ${CC:-cc} $SAN -std=c11 -I. -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -o "$TMP/fuzz_$t" "tests/fuzz/fuzz_$t.c" \

@@ -1019,6 +1019,128 @@ static void test_swf_chunks_stop_early(void)
     free(text);
 }
 
+/* ---- a gzip'd log read as it inflates (swf_read_chunks) ---- */
+
+/* Writes text as one gzip member (gzopen's, level 1: these logs are
+ * megabytes) to path. Returns 1 when it could. */
+static int gz_write_text(const char *path, const char *text, size_t len)
+{
+    gzFile gz = gzopen(path, "wb1");
+    if (!CHECK(gz != NULL))
+        return 0;
+    int ok = 1;
+    for (size_t o = 0; ok && o < len; o += 1 << 20) {
+        unsigned n = len - o < (1u << 20) ? (unsigned)(len - o) : 1u << 20;
+        ok = gzwrite(gz, text + o, n) == (int)n;
+    }
+    return CHECK(gzclose(gz) == Z_OK && ok);
+}
+
+/* The file at path (text gzip'd) read in `chunks` pieces, parsed as it
+ * inflates, against the serial read of text under that name, in both
+ * conventions: whether they agree in everything. */
+static int swf_stream_agrees(const char *path, const char *text, size_t len, int chunks)
+{
+    static const enum swf_convention convs[] = {SWF_REPLAY, SWF_RLSCHEDULER};
+    int ok = 1;
+    for (size_t v = 0; v < 2 && ok; v++) {
+        struct reader_case serial, c;
+        reader_case_begin(&serial);
+        serial.rc = swf_read_buffer_chunks(path, text, len, convs[v], 1, &serial.w, &serial.d, &serial.e);
+        reader_case_begin(&c);
+        c.rc = swf_read_chunks(path, convs[v], chunks, &c.w, &c.d, &c.e);
+        ok = reader_case_same(&serial, &c);
+        if (!ok)
+            printf("  (%d chunks, convention %zu, %zu bytes)\n", chunks, v, len);
+        reader_case_release(&c);
+        reader_case_release(&serial);
+    }
+    return ok;
+}
+
+/* Random logs of a few MB (the text arrives in pieces of 256 KB, so lines
+ * straddle them, and the first piece's end falls anywhere): errors, odd
+ * lines past a warning's cap in the first piece alone, headers, absolute
+ * submits, a byte-order mark, no final newline, a line longer than a piece
+ * where the first piece ends, and more than the errors allowed at the top
+ * (the readers of the later pieces are told to stop), read in 2, 3 and 8
+ * pieces. */
+static void test_swf_stream_random_logs(void)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "-stream.swf.gz");
+    struct pcg32 rng;
+    pcg32_stream(&rng, 2026, RNG_TEST, 11);
+    size_t cap = (size_t)3 << 20;
+    char *text = malloc(cap + 4096);
+    if (!CHECK(text != NULL))
+        return;
+    for (int round = 0; round < 6; round++) {
+        static const int error_rates[] = {0, 0, 1, 0, 0, 0};
+        struct swf_random_log how = {error_rates[round], round == 1 ? 4 : 30, round == 3 ? 1200000000 : 0};
+        size_t o = round == 4 ? (size_t)snprintf(text, cap, "\xEF\xBB\xBF") : 0;
+        size_t size = ((size_t)1 << 20) + pcg32_bounded(&rng, 2u << 20);
+        for (int i = 1; o < size; i++) {
+            if (round == 5 && i == 20000) { /* a comment longer than a piece, about where the first ends */
+                o += (size_t)snprintf(text + o, 8, "; ");
+                memset(text + o, 'x', (size_t)600 << 10);
+                o += (size_t)600 << 10;
+                text[o++] = '\n';
+            }
+            if (o + 512 > cap)
+                break;
+            o += swf_random_line(&rng, &how, i, text + o, 512);
+        }
+        if (round == 2 && text[o - 1] == '\n')
+            o--; /* no final newline */
+        if (!gz_write_text(path, text, o))
+            break;
+        for (int chunks = 2; chunks <= 8; chunks += chunks == 3 ? 5 : 1)
+            if (!CHECK(swf_stream_agrees(path, text, o, chunks)))
+                goto done;
+    }
+    size_t len;
+    char *top_bad = swf_big_log((size_t)3 << 20, 25, &len);
+    if (CHECK(top_bad != NULL) && gz_write_text(path, top_bad, len))
+        CHECK(swf_stream_agrees(path, top_bad, len, 2));
+    free(top_bad);
+done:
+    free(text);
+    unlink(path);
+}
+
+/* Every gzip file the stream cannot take (several members, trailing bytes,
+ * a wrong trailer, a cut or corrupt stream, plain text, nothing) is read
+ * the usual way: the result, and the error with zlib's reason, are those
+ * of a read in one piece. */
+static void test_swf_stream_falls_back(void)
+{
+    static const struct {
+        const char *what;
+        void (*build)(FILE *f);
+    } shapes[] = {{"one member", tf_one},         {"two members", tf_two},
+                  {"an empty member", tf_three},  {"trailing garbage", tf_garbage},
+                  {"magic after", tf_magic_after}, {"bad crc", tf_bad_crc},
+                  {"isize too big", tf_isize_bigger}, {"isize zero", tf_isize_zero},
+                  {"truncated", tf_truncated},    {"trailer cut", tf_trailer_cut},
+                  {"plain text", tf_plain},       {"empty file", tf_empty}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        char path[256];
+        if (!tmp_file(path, sizeof path, "-fb.swf.gz", shapes[k].build))
+            return;
+        struct reader_case one, two;
+        reader_case_begin(&one);
+        one.rc = swf_read_chunks(path, SWF_REPLAY, 1, &one.w, &one.d, &one.e);
+        reader_case_begin(&two);
+        two.rc = swf_read_chunks(path, SWF_REPLAY, 2, &two.w, &two.d, &two.e);
+        if (!CHECK(reader_case_same(&one, &two)))
+            printf("  %s\n", shapes[k].what);
+        reader_case_release(&one);
+        reader_case_release(&two);
+        unlink(path);
+    }
+}
+
 void suite_swf(void)
 {
     test_run("swf header and fields", test_swf_header_and_fields);
@@ -1039,6 +1161,8 @@ void suite_swf(void)
     test_run("swf chunks: random logs", test_swf_chunks_random_logs);
     test_run("swf chunks: follow the affinity mask", test_swf_chunks_follow_affinity);
     test_run("swf chunks: stop early", test_swf_chunks_stop_early);
+    test_run("swf stream: random logs", test_swf_stream_random_logs);
+    test_run("swf stream: falls back", test_swf_stream_falls_back);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
     test_run("textfile gzip shapes", test_textfile_gzip_shapes);
