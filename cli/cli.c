@@ -154,13 +154,19 @@ int cli_load_scenario(const char *path, struct scenario *s, int quiet)
     return cli_finish_load(rc, &diags, &err, quiet);
 }
 
+int cli_policy_open(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph,
+                    struct err *err)
+{
+    struct policy_host_options opt = {.extra_params = params, .host_name = "the simulator",
+                                      .decide_timeout_s = decide_timeout_s};
+    return policy_host_open(ph, spec, &opt, err);
+}
+
 int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph)
 {
     struct err err;
     err_clear(&err);
-    struct policy_host_options opt = {.extra_params = params, .host_name = "the simulator",
-                                      .decide_timeout_s = decide_timeout_s};
-    if (policy_host_open(ph, spec, &opt, &err) != 0) {
+    if (cli_policy_open(spec, params, decide_timeout_s, ph, &err) != 0) {
         /* a plugin that cannot be read is I/O; one that is wrong, bad input */
         return cli_fail(&err, strstr(err.msg, "cannot load policy plugin") ? CLI_IO : CLI_USAGE);
     }

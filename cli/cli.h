@@ -48,6 +48,9 @@ int cli_parse_seconds(const char *option, const char *text, double *out);
  * Returns CLI_OK, CLI_USAGE (a wrong spec or plugin) or CLI_IO (a plugin
  * that cannot be read). */
 int cli_open_policy(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph);
+/* The same, saying nothing: 0, or -1 with err. */
+int cli_policy_open(const char *spec, const char *params, double decide_timeout_s, struct policy_host *ph,
+                    struct err *err);
 /* Reads a machine or node list (traces/machines.h), printing its
  * diagnostics; returns CLI_OK, CLI_USAGE or CLI_IO. m is initialised here;
  * release it either way. */

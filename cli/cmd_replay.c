@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "models/cluster.h"
+#include "models/policy_plugin.h"
 #include "models/rlscheduler.h"
 #include "models/simulation.h"
 #include "policies/registry.h"
@@ -14,6 +15,7 @@
 #include "scenarios/build.h"
 #include "scenarios/scenario.h"
 #include "traces/machines.h"
+#include "traces/swf.h"
 #include "traces/trace.h"
 
 static const char replay_usage[] =
@@ -278,6 +280,64 @@ static void report_skipped(const struct replay_args *a, const struct workload *w
         fprintf(stderr, "fleetsim: %zu more jobs larger than the cluster skipped\n", hidden);
 }
 
+/* What a replay run while its trace was read leaves (replay_fed). */
+struct replay_fed {
+    struct cluster cluster;
+    struct policy_host policy;
+    struct sim_result result;
+    int64_t slots;
+    int stands; /* 1: the replay is done, on the workload as read whole */
+};
+
+/* A gzip'd SWF log (one member) under a built-in policy, on the machine its
+ * header or --nodes gives, with no scenario or machine list: the replay runs
+ * while a thread reads the log (swf_feed_start), so that it waits only for
+ * the first lines rather than for the whole load (HPC2N's 30 ms). Returns
+ * 1 when it does not apply (nothing read), else the read's status as
+ * trace_read_format's, w read whole. Anything else (no header, a machine
+ * or policy that cannot be made, a feed that broke, an error in the
+ * replay) leaves the replay to the caller, which runs it again on w, with
+ * the usual messages in the usual order. */
+static int replay_fed(const struct replay_args *a, struct workload *w, struct diag_list *diags, struct err *rerr,
+                      struct replay_fed *f)
+{
+    memset(f, 0, sizeof *f);
+    if (a->scenario || a->machines || policy_plugin_is_path(a->policy) ||
+        (a->format != TRACE_AUTO && a->format != TRACE_SWF) ||
+        (a->format == TRACE_AUTO && trace_format_from_name(a->trace) != TRACE_SWF))
+        return 1;
+    struct workload_feed feed;
+    struct swf_feed *sf = swf_feed_start(a->trace, w, diags, rerr, &feed);
+    if (!sf)
+        return 1;
+    struct workload_meta head;
+    int64_t nodes = a->nodes, slots = a->slots > 0 ? a->slots : 1;
+    struct err err;
+    err_clear(&err);
+    /* resolve_shape's machine, when the header alone gives it */
+    int go = swf_feed_header(sf, &head) == 0 &&
+             (a->nodes > 0 || cluster_shape_from_meta(&head, 0, &nodes, &slots) == CLUSTER_SHAPE_HEADER);
+    go = go && cluster_init_homogeneous(&f->cluster, nodes, slots, &err) == 0;
+    int opened = go && cli_policy_open(a->policy, a->policy_params, a->decide_timeout_s, &f->policy, &err) == 0;
+    struct sim_options opt;
+    sim_options_init(&opt);
+    opt.convention = a->convention;
+    opt.feed = &feed;
+    int ran = opened ? simulation_run(w, &f->cluster, &f->policy, &opt, &f->result, &err) : SIM_FEED_BROKEN;
+    int kept;
+    int rc = swf_feed_finish(sf, &kept);
+    f->stands = ran == 0 && kept && rc == 0;
+    f->slots = slots;
+    if (!f->stands) {
+        sim_result_release(&f->result);
+        if (opened)
+            policy_host_close(&f->policy);
+        cluster_release(&f->cluster);
+        memset(f, 0, sizeof *f);
+    }
+    return rc;
+}
+
 static int replay_normal(const struct replay_args *a)
 {
     struct workload w;
@@ -286,13 +346,16 @@ static int replay_normal(const struct replay_args *a)
     diag_list_init(&diags, 1000);
     err_clear(&rerr);
     workload_init(&w);
-    enum trace_format used = TRACE_AUTO;
-    int rc = trace_read_format(a->trace, a->format, SWF_REPLAY, &w, &diags, &rerr, &used);
+    enum trace_format used = TRACE_SWF;
+    struct replay_fed fed;
+    int rc = replay_fed(a, &w, &diags, &rerr, &fed);
+    if (rc == 1)
+        rc = trace_read_format(a->trace, a->format, SWF_REPLAY, &w, &diags, &rerr, &used);
     if ((rc = cli_finish_load(rc, &diags, &rerr, a->quiet)) != CLI_OK) {
         workload_release(&w);
         return rc;
     }
-    int64_t nodes, slots;
+    int64_t nodes, slots = fed.slots;
     char machines_desc[400] = "";
     char sibling[4096];
     const char *machines = a->machines;
@@ -302,9 +365,9 @@ static int replay_normal(const struct replay_args *a)
     if (!machines && !a->scenario && a->nodes < 0 && (used == TRACE_OPENB || headerless_swf) &&
         machines_sibling(a->trace, sibling, sizeof sibling) == 0)
         machines = sibling;
-    struct cluster cluster = {0};
-    struct policy_host plugin = {0};
-    struct sim_result result = {0};
+    struct cluster cluster = fed.cluster;
+    struct policy_host plugin = fed.policy;
+    struct sim_result result = fed.result;
     struct err err;
     err_clear(&err);
     struct scenario scen;
@@ -313,7 +376,9 @@ static int replay_normal(const struct replay_args *a)
     scenario_init(&scen);
     sim_options_init(&opt);
     opt.convention = a->convention;
-    if (a->scenario) {
+    if (fed.stands) {
+        /* the replay ran as the trace was read */
+    } else if (a->scenario) {
         if ((rc = cli_load_scenario(a->scenario, &scen, a->quiet)) != CLI_OK)
             goto done;
         if (scenario_build_cluster(&scen, &cluster, &err) != 0) {
@@ -342,12 +407,14 @@ static int replay_normal(const struct replay_args *a)
             goto done;
         }
     }
-    if ((rc = cli_open_policy(a->policy, a->policy_params, a->decide_timeout_s, &plugin)) != CLI_OK)
-        goto done;
-    if (simulation_run(&w, &cluster, &plugin, &opt, &result, &err) != 0) {
-        cli_print_err(&err);
-        rc = CLI_INTERNAL;
-        goto done;
+    if (!fed.stands) {
+        if ((rc = cli_open_policy(a->policy, a->policy_params, a->decide_timeout_s, &plugin)) != CLI_OK)
+            goto done;
+        if (simulation_run(&w, &cluster, &plugin, &opt, &result, &err) != 0) {
+            cli_print_err(&err);
+            rc = CLI_INTERNAL;
+            goto done;
+        }
     }
     report_skipped(a, &w, &result, cluster.total_slots);
     struct replay_summary s;

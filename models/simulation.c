@@ -75,6 +75,9 @@ struct host {
     struct engine eng;
     size_t next_arrival; /* next job to schedule an arrival for */
     size_t arrived;      /* arrivals handled */
+    size_t told;         /* jobs final: all of the workload's, or those a feed told */
+    size_t known;        /* of those, the ones set up (job_known) */
+    enum workload_feed_state feed_state;
 
     struct policy_node *nodes;
     struct node_life *life;
@@ -463,10 +466,40 @@ static int32_t job_class_of(const struct host *h, const struct job *j)
     return h->models ? (int32_t)h->models->default_class : JOB_CLASS_TRAINING;
 }
 
+/* The jobs there may be: on a feed, the array's room (it never moves, and
+ * w->n is the reader's until it is done), else the workload's. */
+static size_t jobs_room(const struct workload *w, const struct sim_options *opt)
+{
+    if (opt->feed)
+        return w->cap;
+    return w->n;
+}
+
+static void job_start_clean(struct host *h, size_t i)
+{
+    h->res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, 0, SPAN_NVLINK};
+    h->life_of_w[i] = (struct job_life){0, 0, NO_SLOT, 0};
+}
+
+/* Whether job i is final, waiting for it on a feed; each job is set up
+ * (its result, its life) when first known. */
+static int job_known(struct host *h, size_t i)
+{
+    if (i < h->known)
+        return 1;
+    if (i >= h->told && h->feed_state == WORKLOAD_FEED_MORE)
+        h->told = h->opt->feed->wait(h->opt->feed->ctx, i + 1, &h->feed_state);
+    if (h->feed_state == WORKLOAD_FEED_BROKEN)
+        return 0;
+    for (; h->known < h->told; h->known++)
+        job_start_clean(h, h->known);
+    return i < h->known;
+}
+
 static int schedule_next_arrival(struct host *h)
 {
-    if (h->next_arrival >= h->w->n)
-        return 0;
+    if (!job_known(h, h->next_arrival))
+        return h->feed_state == WORKLOAD_FEED_BROKEN ? -1 : 0;
     size_t i = h->next_arrival++;
     int32_t aux = h->opt->convention != SIM_CONVENTION_FLEETSIM ? AUX_PASS_AFTER : AUX_NONE;
     sim_time at = h->w->jobs[i].submit_us;
@@ -1051,7 +1084,8 @@ static int handle_instant_end(void *ctx, sim_time now)
         ps->peak_queued_slots = (double)h->queued_slots;
     /* With failures the event list never empties: without a horizon, stop
      * when the work is done. */
-    if (h->opt->until_us == SIM_TIME_NEVER && h->arrived >= h->w->n && waiting_queue_waiting(&h->queue) == 0 &&
+    if (h->opt->until_us == SIM_TIME_NEVER && h->feed_state == WORKLOAD_FEED_ENDED && h->arrived >= h->known &&
+        waiting_queue_waiting(&h->queue) == 0 &&
         h->n_running == 0)
         return SIM_DONE;
     return 0;
@@ -1068,7 +1102,7 @@ static int host_init_models(struct host *h)
         if (!h->res->stats.failures_by_category)
             return oom(h);
     }
-    if (c->n_leaves > 0 && contention_init(&h->contention, c, h->w->n) != 0)
+    if (c->n_leaves > 0 && contention_init(&h->contention, c, jobs_room(h->w, h->opt)) != 0)
         return oom(h);
     for (uint32_t n = 0; n < c->n_nodes; n++) {
         struct node_life *l = &h->life[n];
@@ -1133,12 +1167,10 @@ static int host_init(struct host *h)
         if (c->nodes[i].order < 0)
             node_set(h, i, 1, 1, 0);
     h->changed = 0;
-    size_t n = h->w->n ? h->w->n : 1;
-    h->life_of_w = buffers_alloc_large(n * sizeof *h->life_of_w);
+    size_t n = jobs_room(h->w, h->opt);
+    h->life_of_w = buffers_alloc_large((n ? n : 1) * sizeof *h->life_of_w);
     if (!h->life_of_w)
         return oom(h);
-    for (size_t i = 0; i < n; i++)
-        h->life_of_w[i] = (struct job_life){0, 0, NO_SLOT, 0};
     checkpoint_defaults(h->checkpoint_defaults);
     h->checkpoint = h->models ? h->models->checkpoint : h->checkpoint_defaults;
     if (c->catalog && c->catalog->n) {
@@ -1188,14 +1220,12 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
         opt = &defaults;
     }
     memset(res, 0, sizeof *res);
-    if (w->n > UINT32_MAX - 1)
-        return err_set(err, NULL, 0, 0, "too many jobs (%zu)", w->n);
-    res->jobs = buffers_alloc_large((w->n ? w->n : 1) * sizeof *res->jobs);
+    size_t most = jobs_room(w, opt);
+    if (most > UINT32_MAX - 1)
+        return err_set(err, NULL, 0, 0, "too many jobs (%zu)", most);
+    res->jobs = buffers_alloc_large((most ? most : 1) * sizeof *res->jobs);
     if (!res->jobs)
-        return err_set(err, NULL, 0, 0, "out of memory for %zu job results", w->n);
-    res->n = w->n;
-    for (size_t i = 0; i < w->n; i++)
-        res->jobs[i] = (struct sim_job_result){-1, -1, SIM_JOB_UNFINISHED, 0, 0, 0, SPAN_NVLINK};
+        return err_set(err, NULL, 0, 0, "out of memory for %zu job results", most);
 
     struct host h;
     memset(&h, 0, sizeof h);
@@ -1206,7 +1236,12 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
     h.models = opt->models;
     h.res = res;
     h.err = err;
-    sim_time first = w->n ? w->jobs[0].submit_us : 0;
+    h.feed_state = opt->feed ? WORKLOAD_FEED_MORE : WORKLOAD_FEED_ENDED;
+    if (opt->feed)
+        h.told = opt->feed->wait(opt->feed->ctx, 1, &h.feed_state);
+    else
+        h.told = w->n;
+    sim_time first = h.told ? w->jobs[0].submit_us : 0;
     /* With models, time 0 is the scenario's start (orders count from it). */
     sim_time start = h.models && first > 0 ? 0 : first;
     engine_init(&h.eng, start);
@@ -1216,6 +1251,10 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
     int rc = -1;
     if (host_init(&h) != 0)
         goto done;
+    if (!job_known(&h, 0) && h.feed_state == WORKLOAD_FEED_BROKEN) {
+        rc = SIM_FEED_BROKEN;
+        goto done;
+    }
     h.queue.keep_gaps = policy->reads_gaps && !opt->compact_queue;
     res->stats.total_slots = c->total_slots;
     if (opt->n_periods && opt->period_us > 0) {
@@ -1237,17 +1276,20 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
             goto done;
         }
     }
-    if (schedule_next_arrival(&h) != 0)
-        goto done;
     struct engine_handlers handlers = {handle_event, handle_instant_end, &h};
-    int run = engine_run_until(&h.eng, opt->until_us, &handlers);
+    int run = schedule_next_arrival(&h) != 0 ? -1 : engine_run_until(&h.eng, opt->until_us, &handlers);
     res->stats.contention_updates = h.contention.runs;
     res->stats.contention_flows = h.contention.flows_solved;
+    if (h.feed_state == WORKLOAD_FEED_BROKEN) {
+        rc = SIM_FEED_BROKEN;
+        goto done;
+    }
     if (run < 0) {
         if (!err->set)
             oom(&h);
         goto done;
     }
+    res->n = h.known;
     /* close the integrals at the last end (or where the run stopped) */
     sim_time stop = res->stats.last_end_us;
     if (engine_now(&h.eng) > stop && run != SIM_DONE)
@@ -1268,7 +1310,7 @@ int simulation_run(const struct workload *w, const struct cluster *c, struct pol
     for (uint32_t s = 0; res->periods && s < h.n_running; s++)
         periods_add_busy(&h.periods, w->jobs[h.running_w[s]].team, job_gpu_share(&w->jobs[h.running_w[s]]),
                          h.prog[s].attempt_start_us, stop);
-    for (size_t i = 0; i < w->n; i++)
+    for (size_t i = 0; i < res->n; i++)
         if (res->jobs[i].outcome == SIM_JOB_UNFINISHED)
             res->stats.unfinished++;
     rc = 0;

@@ -144,6 +144,9 @@ struct sim_options {
     /* tests: close every gap a pass leaves in the queue, even for a policy
      * that reads gaps (policy.h, policy_job.gap) */
     int compact_queue;
+    /* a workload still being read (models/workload.h): jobs are taken as
+     * they become final; its array must not move (w->cap holds) */
+    const struct workload_feed *feed;
 };
 
 struct sim_result {
@@ -165,7 +168,9 @@ const char *simulation_convention_name(enum sim_convention c);
 /* Runs the whole replay. The policy (models/policy_host.h: it checks every
  * decision and contains a plugin that crashes or hangs) is borrowed.
  * Returns 0, or -1 with err set (a broken policy contract, a failed policy,
- * memory). */
+ * memory), or SIM_FEED_BROKEN when opt->feed broke (nothing set: run again
+ * on the whole workload). */
+enum { SIM_FEED_BROKEN = -2 };
 int simulation_run(const struct workload *w, const struct cluster *c, struct policy_host *policy,
                    const struct sim_options *opt, struct sim_result *res, struct err *err);
 void sim_result_release(struct sim_result *res);

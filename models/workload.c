@@ -74,11 +74,16 @@ static int job_submit_cmp(const void *pa, const void *pb)
     return a->source_line < b->source_line ? -1 : a->source_line > b->source_line;
 }
 
+int workload_in_arrival_order(const struct job *a, const struct job *b)
+{
+    return job_submit_cmp(a, b) <= 0;
+}
+
 void workload_sort_by_submit(struct workload *w)
 {
     /* Already sorted is the common case for real logs: check before sorting. */
     for (size_t i = 1; i < w->n; i++) {
-        if (job_submit_cmp(&w->jobs[i - 1], &w->jobs[i]) > 0) {
+        if (!workload_in_arrival_order(&w->jobs[i - 1], &w->jobs[i])) {
             qsort(w->jobs, w->n, sizeof *w->jobs, job_submit_cmp);
             return;
         }

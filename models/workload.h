@@ -73,6 +73,21 @@ struct workload {
     struct workload_meta meta;
 };
 
+/* A workload still being read while a replay runs on it (sim_options.feed):
+ * wait(ctx, want) blocks until jobs[0, want) are final (read, and where the
+ * reader will leave them) or nothing more will be, and returns how many are
+ * final, with *state: WORKLOAD_FEED_MORE while more may come,
+ * WORKLOAD_FEED_ENDED when the count is the workload's, WORKLOAD_FEED_BROKEN
+ * when the reader could not keep to that (jobs out of order, a shift of
+ * every submit, an error): the jobs told are not the workload's, and the
+ * replay must run again on the whole. Only jobs below the count told may
+ * be read, and no other field of the workload, until the reader is done. */
+enum workload_feed_state { WORKLOAD_FEED_MORE, WORKLOAD_FEED_ENDED, WORKLOAD_FEED_BROKEN };
+struct workload_feed {
+    size_t (*wait)(void *ctx, size_t want, enum workload_feed_state *state);
+    void *ctx;
+};
+
 void workload_init(struct workload *w);
 void workload_release(struct workload *w);
 /* Appends a copy of *j; returns a pointer to the stored job or NULL (no memory). */
@@ -84,6 +99,9 @@ struct job *workload_push(struct workload *w, const struct job *j);
 void workload_reserve(struct workload *w, size_t n);
 /* Sorts jobs by (submit_us, id): the order arrivals happen in. Stable. */
 void workload_sort_by_submit(struct workload *w);
+/* 1 when b may follow a in the order workload_sort_by_submit leaves them
+ * (a sorted workload's every pair; the sort moves no job then). */
+int workload_in_arrival_order(const struct job *a, const struct job *b);
 /* Largest slots request, 0 for an empty workload. */
 int32_t workload_max_slots(const struct workload *w);
 

@@ -82,6 +82,50 @@ if grep -q "j.xml: error: cannot write: No such file or directory" "$TMP/err"; t
 expect_exit 2 "jobs csv on standard output" "$FLEETSIM" replay -q --jobs-csv - $demo
 if grep -q "needs a file: standard output carries the summary" "$TMP/err" && [ ! -e ./- ]; then pass; else fail "--jobs-csv - message: $(cat "$TMP/err")"; fi
 
+# a gzip'd SWF log replays while it is read (swf_feed_start, cmd_replay's
+# replay_fed): the same summary, per-job CSV, messages and exit code as the
+# same log plain, which is read whole first; also where the feed breaks and
+# the replay runs again (a job out of order, absolute submits, a header
+# that changes after the first job, an error near the end) and where it
+# does not apply (no header: --nodes sizes the machine)
+feed_log() { # feed_log NAME AWK-PROGRAM: NAME.swf and NAME.swf.gz of 20,000 jobs (1 MB)
+  awk "BEGIN { srand(7); $2 }" >"$TMP/$1.swf" && gzip -c "$TMP/$1.swf" >"$TMP/$1.swf.gz"
+}
+jobs='for (i = 1; i <= 20000; i++) { s = (i == 10000 && out) ? 10 : base + 37 * i;
+  if (i == 19990 && bad) print i, "x", 0, 100, 4
+  else print i, s, 0, int(rand() * 600) + 1, int(rand() * 8) + 1, -1, -1, int(rand() * 8) + 1, 900, -1, 1,
+             int(rand() * 9), 1, -1, -1, 1, -1, -1 }'
+feed_log feed-sorted "print \"; MaxProcs: 64\"; base = 0; $jobs"
+feed_log feed-unsorted "print \"; MaxProcs: 64\"; base = 0; out = 1; $jobs"
+feed_log feed-absolute "print \"; MaxProcs: 64\"; base = 1300000000; $jobs"
+feed_log feed-late-header "print \"; MaxProcs: 64\"; base = 0; $jobs; print \"; MaxProcs: 32\""
+feed_log feed-error "print \"; MaxProcs: 64\"; base = 0; bad = 1; $jobs"
+feed_log feed-headerless "base = 0; $jobs"
+for log in feed-sorted feed-unsorted feed-absolute feed-late-header feed-error feed-headerless; do
+  for p in fcfs+easy sjf+conservative; do
+    extra=; [ $log = feed-headerless ] && extra="--nodes 64"
+    "$FLEETSIM" replay --json --policy $p $extra --jobs-csv "$TMP/plain.csv" "$TMP/$log.swf" \
+      >"$TMP/plain.out" 2>"$TMP/plain.err"
+    prc=$?
+    "$FLEETSIM" replay --json --policy $p $extra --jobs-csv "$TMP/fed.csv" "$TMP/$log.swf.gz" \
+      >"$TMP/fed.out" 2>"$TMP/fed.err"
+    frc=$?
+    sed "s|$log.swf.gz|$log.swf|g" "$TMP/fed.out" >"$TMP/fed.out2"
+    sed "s|$log.swf.gz|$log.swf|g" "$TMP/fed.err" >"$TMP/fed.err2"
+    if [ $prc = $frc ] && cmp -s "$TMP/plain.out" "$TMP/fed.out2" && cmp -s "$TMP/plain.err" "$TMP/fed.err2" &&
+       { [ $prc != 0 ] || cmp -s "$TMP/plain.csv" "$TMP/fed.csv"; }; then pass
+    else fail "$log.swf.gz under $p: replayed as read, not as the plain log (exit $frc, plain $prc)"
+      diff "$TMP/plain.err" "$TMP/fed.err2" | head -5; diff "$TMP/plain.out" "$TMP/fed.out2" | head -5; fi
+    rm -f "$TMP/plain.csv" "$TMP/fed.csv"
+  done
+done
+# the cases above reach each path: the error and the changed header say so
+"$FLEETSIM" replay -q "$TMP/feed-error.swf.gz" >/dev/null 2>"$TMP/err"
+if [ $? = 2 ] && grep -q "feed-error.swf.gz:19991:7: error: field 2 ('x') is not a number" "$TMP/err"; then pass
+else fail "the error of a log replayed as read: $(cat "$TMP/err")"; fi
+if "$FLEETSIM" replay "$TMP/feed-late-header.swf.gz" | grep -q "^cluster      32 nodes x 1 slots"; then pass
+else fail "a header after the first job sizes the machine"; fi
+
 # a forecast's teams are the scenario's, and "(trace)" (the jobs of a base
 # trace) only when it has one: an idle made-up team would read as one with
 # perfect waits

@@ -1135,6 +1135,10 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
 
 /* ---- a gzip'd log read while it inflates ---- */
 
+/* The whole text in memory first, then read in pieces (swf_read_buffer_chunks). */
+static int swf_read_usual(const char *path, enum swf_convention conv, int chunks, struct workload *w,
+                          struct diag_list *diags, struct err *err);
+
 /* The inflate's cost against the parse's, per byte (ISA-L and this reader
  * on HPC2N's log: 12 against 33 ms). It places the end of the first piece,
  * read here as the text arrives, so that the inflating thread, which then
@@ -1166,9 +1170,11 @@ static size_t swf_first_end(const char *data, size_t len, size_t ready, size_t b
 
 /* Run by the inflating thread once the text is whole: the pieces after the
  * first, cut and read. */
-static void swf_stream_tail(void *arg)
+static void swf_stream_tail(void *arg, int whole)
 {
     struct swf_stream *st = arg;
+    if (!whole)
+        return; /* swf_read_stream drops the read */
     struct swf_pieces *p = &st->p;
     p->ends[0] = swf_first_end(st->data, st->len, st->len, st->first_before);
     struct textfile_lines tail;
@@ -1250,7 +1256,7 @@ static int swf_read_stream(const char *path, enum swf_convention conv, int chunk
     p->at[1] = st->first_before / SWF_JOB_LINE_MIN + 2;
     size_t total = p->at[1] + (len - st->first_before) / SWF_JOB_LINE_MIN + n;
     workload_reserve(w, total);
-    if (w->cap < total || textfile_stream_start(text, swf_stream_tail, st) != 0) {
+    if (w->cap < total || textfile_stream_start(text, NULL, swf_stream_tail, st) != 0) {
         textfile_stream_close(text);
         free(st);
         return 1;
@@ -1280,6 +1286,211 @@ static int swf_read_stream(const char *path, enum swf_convention conv, int chunk
     textfile_stream_close(text);
     int rc = swf_read_rest(&r, &it, p, path, data, len, &start);
     free(st);
+    free(data);
+    return rc;
+}
+
+/* ---- a gzip'd log fed to a replay as it is read ---- */
+
+/* One thread inflates the log and parses it serially as the text arrives,
+ * telling a replay (models/workload.h, workload_feed) the jobs that are
+ * final: read, and in arrival order, so that the read's last steps
+ * (swf_finish, run by the caller once the thread is done: the sort by
+ * submit, the shift of absolute submits) will neither move nor change them.
+ * A job out of that order, submits that look absolute, or an error: the
+ * feed breaks, and the replay runs again on the whole. */
+struct swf_feed {
+    struct textfile_stream *text;
+    const char *path, *data;
+    size_t len;
+    /* the thread's workload, until it is joined: the caller's array, which
+     * a replay reads below the count told, with the count, names and meta
+     * of its own (the caller's struct is not written while it reads) */
+    struct workload w;
+    struct workload *caller;
+    struct swf_reader r; /* the thread's, until it is joined */
+    struct textfile_lines it;
+    int lines_begun;
+    size_t checked; /* jobs checked for order */
+    int broken;
+    struct swf_start start;
+    pthread_mutex_t lock; /* guards what follows */
+    pthread_cond_t more;
+    size_t told;
+    enum workload_feed_state state;
+    int have_head;
+    struct workload_meta head; /* w's when the first job was told */
+};
+
+static void swf_feed_tell(struct swf_feed *f, size_t told, enum workload_feed_state state)
+{
+    pthread_mutex_lock(&f->lock);
+    if (!f->have_head) {
+        f->head = f->r.w->meta; /* this thread's to read */
+        f->have_head = 1;
+    }
+    f->told = told;
+    f->state = state;
+    pthread_cond_broadcast(&f->more);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* The jobs read since the last call checked: the count still in order, or
+ * f->broken set. */
+static size_t swf_feed_check(struct swf_feed *f)
+{
+    const struct swf_reader *r = &f->r;
+    const struct workload *w = r->w;
+    /* swf_make_relative's test, which a later UnixStartTime would undo */
+    if (r->rep.errors || (r->have_first && !(r->header_set & SWF_H_UNIX_START) &&
+                          r->first_submit_s > SWF_EPOCH_GUESS_S))
+        f->broken = 1;
+    for (; !f->broken && f->checked < w->n; f->checked++)
+        if (f->checked > 0 && !workload_in_arrival_order(&w->jobs[f->checked - 1], &w->jobs[f->checked]))
+            f->broken = 1;
+    return f->checked;
+}
+
+/* Reads the lines that end before `upto` and tells what is final. */
+static void swf_feed_read(struct swf_feed *f, size_t upto, enum workload_feed_state state)
+{
+    if (!f->lines_begun) {
+        textfile_lines_init(&f->it, f->data, f->len); /* past a byte-order mark: 3 bytes are there */
+        f->lines_begun = 1;
+    }
+    if (upto > f->it.pos) {
+        f->it.len = upto;
+        swf_read_lines(&f->r, &f->it);
+    }
+    size_t final = swf_feed_check(f);
+    if (f->broken)
+        swf_feed_tell(f, f->told, WORKLOAD_FEED_BROKEN);
+    else
+        swf_feed_tell(f, final, state);
+}
+
+static void swf_feed_piece(void *ctx, size_t ready)
+{
+    struct swf_feed *f = ctx;
+    if (f->broken && f->state == WORKLOAD_FEED_BROKEN)
+        return; /* the thread reads on at the end, for the replay to run again */
+    const char *nl = ready > f->it.pos ? memrchr(f->data + (f->lines_begun ? f->it.pos : 0), '\n',
+                                                 ready - (f->lines_begun ? f->it.pos : 0))
+                                       : NULL;
+    if (nl)
+        swf_feed_read(f, (size_t)(nl - f->data) + 1, WORKLOAD_FEED_MORE);
+}
+
+static void swf_feed_end(void *ctx, int whole)
+{
+    struct swf_feed *f = ctx;
+    if (!whole) {
+        f->broken = 1;
+        swf_feed_tell(f, f->told, WORKLOAD_FEED_BROKEN);
+        return;
+    }
+    swf_feed_read(f, f->len, WORKLOAD_FEED_ENDED);
+}
+
+static size_t swf_feed_wait(void *ctx, size_t want, enum workload_feed_state *state)
+{
+    struct swf_feed *f = ctx;
+    pthread_mutex_lock(&f->lock);
+    while (f->told < want && f->state == WORKLOAD_FEED_MORE)
+        pthread_cond_wait(&f->more, &f->lock);
+    size_t told = f->told;
+    *state = f->state;
+    pthread_mutex_unlock(&f->lock);
+    return told;
+}
+
+static void swf_feed_free(struct swf_feed *f)
+{
+    textfile_stream_close(f->text);
+    pthread_cond_destroy(&f->more);
+    pthread_mutex_destroy(&f->lock);
+    free(f->r.kinds);
+    free(f);
+}
+
+struct swf_feed *swf_feed_start(const char *path, struct workload *w, struct diag_list *diags, struct err *err,
+                                struct workload_feed *feed)
+{
+    struct textfile_stream *text = w->n == 0 ? textfile_stream_open(path) : NULL;
+    if (!text)
+        return NULL;
+    struct swf_feed *f = calloc(1, sizeof *f);
+    size_t len = textfile_stream_len(text);
+    size_t room = len / SWF_JOB_LINE_MIN + 1; /* the array must never move: sized by bytes */
+    if (f)
+        workload_reserve(w, room);
+    if (!f || w->cap < room || pthread_mutex_init(&f->lock, NULL) != 0) {
+        textfile_stream_close(text);
+        free(f);
+        return NULL;
+    }
+    if (pthread_cond_init(&f->more, NULL) != 0) {
+        pthread_mutex_destroy(&f->lock);
+        textfile_stream_close(text);
+        free(f);
+        return NULL;
+    }
+    f->text = text;
+    f->path = path;
+    f->data = textfile_stream_data(text);
+    f->len = len;
+    f->start = swf_start_of(diags, err);
+    f->caller = w;
+    f->w = *w; /* w is fresh but for its array */
+    swf_reader_init(&f->r, path, SWF_REPLAY, &f->w, diags, err, SWF_MAX_ERRORS);
+    f->r.room_end = w->cap;
+    f->state = WORKLOAD_FEED_MORE;
+    if (textfile_stream_start(text, swf_feed_piece, swf_feed_end, f) != 0) {
+        swf_feed_free(f);
+        return NULL;
+    }
+    *feed = (struct workload_feed){swf_feed_wait, f};
+    return f;
+}
+
+int swf_feed_header(struct swf_feed *f, struct workload_meta *head)
+{
+    pthread_mutex_lock(&f->lock);
+    while (!f->have_head)
+        pthread_cond_wait(&f->more, &f->lock);
+    int ok = f->told > 0 && f->state != WORKLOAD_FEED_BROKEN;
+    *head = f->head;
+    pthread_mutex_unlock(&f->lock);
+    return ok ? 0 : -1;
+}
+
+int swf_feed_finish(struct swf_feed *f, int *kept)
+{
+    char *data;
+    size_t len;
+    struct workload *w = f->caller;
+    struct diag_list *diags = f->r.rep.diags;
+    struct err *err = f->r.rep.err;
+    *kept = 0;
+    int whole = textfile_stream_finish(f->text, &data, &len) == 0;
+    *w = f->w; /* the thread is done: all it read is the caller's */
+    f->r.w = w;
+    if (!whole) {
+        /* the inflate failed: as if never begun, read the usual way */
+        const char *path = f->path;
+        struct swf_start start = f->start;
+        swf_feed_free(f);
+        workload_release(w);
+        workload_init(w);
+        swf_diags_back(diags, start.diags, start.dropped);
+        if (err)
+            *err = start.err;
+        return swf_read_usual(path, SWF_REPLAY, 0, w, diags, err);
+    }
+    int rc = swf_finish(&f->r);
+    *kept = rc == 0 && !f->broken && f->state == WORKLOAD_FEED_ENDED && f->told == w->n &&
+            f->head.max_nodes == w->meta.max_nodes && f->head.max_procs == w->meta.max_procs;
+    swf_feed_free(f);
     free(data);
     return rc;
 }
@@ -1352,8 +1563,13 @@ int swf_read_chunks(const char *path, enum swf_convention conv, int chunks, stru
                     struct diag_list *diags, struct err *err)
 {
     int rc = swf_read_stream(path, conv, chunks, w, diags, err);
-    if (rc != 1)
-        return rc;
+    return rc != 1 ? rc : swf_read_usual(path, conv, chunks, w, diags, err);
+}
+
+static int swf_read_usual(const char *path, enum swf_convention conv, int chunks, struct workload *w,
+                          struct diag_list *diags, struct err *err)
+{
+    int rc;
     char *data;
     size_t len;
     if (textfile_load(path, &data, &len, diags, err) != 0)

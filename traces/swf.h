@@ -56,6 +56,23 @@ int swf_read_buffer_chunks(const char *name, const char *data, size_t len, enum 
  * threads it starts), then joined as above, with the same result. */
 int swf_read_chunks(const char *path, enum swf_convention conv, int chunks, struct workload *w,
                     struct diag_list *diags, struct err *err);
+/* A gzip'd log (one member) read under SWF_REPLAY while a replay runs on
+ * it: a thread parses it as it inflates and tells `feed` the jobs that are
+ * final (models/workload.h). NULL when the file is no such log or the
+ * read could not start (w untouched: read it with swf_read). Until
+ * swf_feed_finish, w's jobs below the count told are all that may be read.
+ * _header waits for the first job told and gives w's meta as it was then
+ * (the machine a replay may size by), -1 when none was (read to the end,
+ * then the usual way). _finish waits for the end of the read and returns
+ * what swf_read would, with w, diags and err as it leaves them; *kept is 1
+ * when the jobs told are the workload's and the header is the one given:
+ * a replay on the feed stands (else it runs again on w). */
+struct swf_feed;
+struct workload_feed;
+struct swf_feed *swf_feed_start(const char *path, struct workload *w, struct diag_list *diags, struct err *err,
+                                struct workload_feed *feed);
+int swf_feed_header(struct swf_feed *f, struct workload_meta *head);
+int swf_feed_finish(struct swf_feed *f, int *kept);
 /* The chunks swf_read_buffer reads len bytes in: one per processor this
  * process may run on (its affinity mask), at most 8, none under 1 MB. */
 int swf_chunks_for(size_t len);

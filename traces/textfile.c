@@ -270,8 +270,9 @@ struct textfile_stream {
     size_t raw_len;
     char *data; /* its text: len bytes and a NUL, owned here until finish */
     size_t len;
-    void (*then)(void *ctx);
-    void *then_ctx;
+    void (*each)(void *ctx, size_t ready);
+    void (*then)(void *ctx, int whole);
+    void *ctx;
     pthread_t thread;
     int started, joined;
     pthread_mutex_t lock; /* guards ready and state */
@@ -291,7 +292,10 @@ static void textfile_stream_publish(struct textfile_stream *s, size_t ready, enu
 
 static void textfile_stream_inflated(void *ctx, size_t n)
 {
-    textfile_stream_publish(ctx, n, TEXTFILE_STREAM_RUNNING);
+    struct textfile_stream *s = ctx;
+    textfile_stream_publish(s, n, TEXTFILE_STREAM_RUNNING);
+    if (s->each)
+        s->each(s->ctx, n);
 }
 
 static void *textfile_stream_run(void *arg)
@@ -303,8 +307,8 @@ static void *textfile_stream_run(void *arg)
     size_t ready = s->ready;
     pthread_mutex_unlock(&s->lock);
     textfile_stream_publish(s, ready, rc == 0 ? TEXTFILE_STREAM_DONE : TEXTFILE_STREAM_FAILED);
-    if (rc == 0 && s->then)
-        s->then(s->then_ctx);
+    if (s->then)
+        s->then(s->ctx, rc == 0);
     return NULL;
 }
 
@@ -386,10 +390,12 @@ int textfile_thread_start(pthread_t *thread, size_t stack, void *(*run)(void *),
     return rc == 0 ? 0 : -1;
 }
 
-int textfile_stream_start(struct textfile_stream *s, void (*then)(void *ctx), void *ctx)
+int textfile_stream_start(struct textfile_stream *s, void (*each)(void *ctx, size_t ready),
+                          void (*then)(void *ctx, int whole), void *ctx)
 {
+    s->each = each;
     s->then = then;
-    s->then_ctx = ctx;
+    s->ctx = ctx;
     s->started = textfile_thread_start(&s->thread, 0, textfile_stream_run, s) == 0;
     return s->started ? 0 : -1;
 }

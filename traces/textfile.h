@@ -36,8 +36,9 @@ int textfile_load(const char *path, char **data, size_t *len, struct diag_list *
  * the text by the member's trailer; NULL when the file is not such a one
  * (or memory or the size limit says no): textfile_read then reads it the
  * usual way, which also words any error. _start starts the thread, which
- * calls then(ctx) once the text is whole and checked; -1 if it could not
- * start. _wait blocks until at least `want` bytes are inflated or the
+ * calls each(ctx, ready) (if not NULL) after each piece it inflates, and
+ * then(ctx, whole) at the end, whole 1 when the text is whole and checked;
+ * -1 if it could not start. _wait blocks until at least `want` bytes are inflated or the
  * thread has ended, and returns how many are, with *failed set when the
  * inflate failed (a wrong trailer, several members, trailing bytes, corrupt
  * data: textfile_read's zlib then defines the result). _finish joins the
@@ -50,7 +51,8 @@ struct textfile_stream;
 struct textfile_stream *textfile_stream_open(const char *path);
 size_t textfile_stream_len(const struct textfile_stream *s);
 const char *textfile_stream_data(const struct textfile_stream *s);
-int textfile_stream_start(struct textfile_stream *s, void (*then)(void *ctx), void *ctx);
+int textfile_stream_start(struct textfile_stream *s, void (*each)(void *ctx, size_t ready),
+                          void (*then)(void *ctx, int whole), void *ctx);
 size_t textfile_stream_wait(struct textfile_stream *s, size_t want, int *failed);
 int textfile_stream_finish(struct textfile_stream *s, char **data, size_t *len);
 void textfile_stream_close(struct textfile_stream *s);

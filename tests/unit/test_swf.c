@@ -1141,6 +1141,83 @@ static void test_swf_stream_falls_back(void)
     }
 }
 
+/* A log read through a feed as a replay would (every job told waited for),
+ * against the read in one piece: the same result, error and messages,
+ * whether the feed stands (the jobs told are the workload's) or breaks, and
+ * for gzip files it cannot take at all. */
+static void swf_feed_check_file(const char *what, const char *path, int want_kept)
+{
+    struct reader_case one, fed;
+    reader_case_begin(&one);
+    one.rc = swf_read_chunks(path, SWF_REPLAY, 1, &one.w, &one.d, &one.e);
+    reader_case_begin(&fed);
+    struct workload_feed feed;
+    struct swf_feed *f = swf_feed_start(path, &fed.w, &fed.d, &fed.e, &feed);
+    int kept = -1;
+    if (f) {
+        enum workload_feed_state state = WORKLOAD_FEED_MORE;
+        size_t told = 0;
+        while (state == WORKLOAD_FEED_MORE) {
+            size_t now = feed.wait(feed.ctx, told + 1, &state);
+            CHECK(now >= told); /* a count told never shrinks */
+            told = now;
+        }
+        fed.rc = swf_feed_finish(f, &kept);
+        if (kept == 1)
+            CHECK_INT(told, fed.w.n);
+    } else {
+        fed.rc = swf_read_chunks(path, SWF_REPLAY, 1, &fed.w, &fed.d, &fed.e);
+    }
+    if (!CHECK(reader_case_same(&one, &fed)) || (want_kept >= 0 && !CHECK_INT(kept, want_kept)))
+        printf("  %s\n", what);
+    reader_case_release(&one);
+    reader_case_release(&fed);
+}
+
+static void test_swf_feed(void)
+{
+    static const struct {
+        const char *what;
+        void (*build)(FILE *f);
+        int kept; /* -1: not a file a feed starts on, or either way */
+    } shapes[] = {{"one member", tf_one, 1},         {"two members", tf_two, 0},
+                  {"an empty member", tf_three, 0},  {"trailing garbage", tf_garbage, 0},
+                  {"magic after", tf_magic_after, 0}, {"bad crc", tf_bad_crc, 0},
+                  {"isize too big", tf_isize_bigger, 0}, {"isize zero", tf_isize_zero, -1},
+                  {"truncated", tf_truncated, 0},    {"trailer cut", tf_trailer_cut, 0},
+                  {"plain text", tf_plain, -1},      {"empty file", tf_empty, -1}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        char path[256];
+        if (!tmp_file(path, sizeof path, "-feed.swf.gz", shapes[k].build))
+            return;
+        swf_feed_check_file(shapes[k].what, path, shapes[k].kept);
+        unlink(path);
+    }
+    /* a few MB: jobs told piece by piece; out of order, absolute, an error */
+    char path[256];
+    tmp_path(path, sizeof path, "-feed-big.swf.gz");
+    static const char *const kinds[] = {"in order", "one out of order", "absolute", "an error"};
+    for (int kind = 0; kind < 4; kind++) {
+        size_t cap = (size_t)3 << 20, o = 0;
+        char *text = malloc(cap + 256);
+        if (!CHECK(text != NULL))
+            return;
+        o += (size_t)snprintf(text, 256, "; MaxProcs: 64\n");
+        for (long i = 1; o < cap; i++) {
+            long long submit = (kind == 2 ? 1300000000LL : 0) + 10 * i;
+            if (kind == 1 && i == 20000)
+                submit = 5;
+            o += (size_t)snprintf(text + o, 256, kind == 3 && i == 30000 ? "%ld x 0 10 4\n"
+                                  : "%ld %lld 0 %ld 4 -1 -1 4 200 -1 1 %ld 1 -1 -1 1 -1 -1\n",
+                                  i, submit, i % 300, i % 97);
+        }
+        if (gz_write_text(path, text, o))
+            swf_feed_check_file(kinds[kind], path, kind == 0);
+        free(text);
+    }
+    unlink(path);
+}
+
 void suite_swf(void)
 {
     test_run("swf header and fields", test_swf_header_and_fields);
@@ -1163,6 +1240,7 @@ void suite_swf(void)
     test_run("swf chunks: stop early", test_swf_chunks_stop_early);
     test_run("swf stream: random logs", test_swf_stream_random_logs);
     test_run("swf stream: falls back", test_swf_stream_falls_back);
+    test_run("swf feed: as a replay reads it", test_swf_feed);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
     test_run("textfile gzip shapes", test_textfile_gzip_shapes);
