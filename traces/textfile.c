@@ -303,6 +303,8 @@ static void *textfile_stream_run(void *arg)
     struct textfile_stream *s = arg;
     int rc = textfile_inflate_member(s->raw, s->raw_len, s->data, s->len, TEXTFILE_STREAM_PIECE,
                                      textfile_stream_inflated, s);
+    free(s->raw); /* read through: 3 MB of HPC2N's peak */
+    s->raw = NULL;
     pthread_mutex_lock(&s->lock);
     size_t ready = s->ready;
     pthread_mutex_unlock(&s->lock);
@@ -409,6 +411,12 @@ size_t textfile_stream_wait(struct textfile_stream *s, size_t want, int *failed)
     *failed = s->state == TEXTFILE_STREAM_FAILED;
     pthread_mutex_unlock(&s->lock);
     return ready;
+}
+
+void textfile_stream_free_text(struct textfile_stream *s)
+{
+    free(s->data);
+    s->data = NULL;
 }
 
 int textfile_stream_finish(struct textfile_stream *s, char **data, size_t *len)

@@ -43,7 +43,9 @@ int textfile_load(const char *path, char **data, size_t *len, struct diag_list *
  * inflate failed (a wrong trailer, several members, trailing bytes, corrupt
  * data: textfile_read's zlib then defines the result). _finish joins the
  * thread (then() included) and hands over the text, NUL-terminated, to be
- * freed by the caller; -1 when there is none. _close frees what is left. */
+ * freed by the caller (NULL once freed), or -1 when the inflate failed.
+ * _free_text, from the thread's callbacks alone, frees the text once read
+ * through. _close frees what is left. */
 /* Starts a reader's helper thread: run(arg), with a stack of `stack` bytes
  * (0: the default), every signal but a fault blocked in it. 0 or -1. */
 int textfile_thread_start(pthread_t *thread, size_t stack, void *(*run)(void *), void *arg);
@@ -55,6 +57,7 @@ int textfile_stream_start(struct textfile_stream *s, void (*each)(void *ctx, siz
                           void (*then)(void *ctx, int whole), void *ctx);
 size_t textfile_stream_wait(struct textfile_stream *s, size_t want, int *failed);
 int textfile_stream_finish(struct textfile_stream *s, char **data, size_t *len);
+void textfile_stream_free_text(struct textfile_stream *s);
 void textfile_stream_close(struct textfile_stream *s);
 
 /* Copies up to 32 bytes of s for quoting in a message; bytes that are not
