@@ -1256,12 +1256,15 @@ static int swf_read_stream(const char *path, enum swf_convention conv, int chunk
     p->at[1] = st->first_before / SWF_JOB_LINE_MIN + 2;
     size_t total = p->at[1] + (len - st->first_before) / SWF_JOB_LINE_MIN + n;
     workload_reserve(w, total);
+    /* all the thread reads is set before it starts: a small log is inflated
+     * before this thread runs on, and its tail read at once (a NULL array
+     * there crashed CI's bench suite once in three runs) */
+    st->jobs = w->jobs;
     if (w->cap < total || textfile_stream_start(text, NULL, swf_stream_tail, st) != 0) {
         textfile_stream_close(text);
         free(st);
         return 1;
     }
-    st->jobs = w->jobs;
     struct swf_start start = swf_start_of(diags, err);
     struct swf_reader r;
     swf_reader_init(&r, path, conv, w, diags, err, SWF_MAX_ERRORS);

@@ -1109,6 +1109,34 @@ done:
     unlink(path);
 }
 
+/* A small log is inflated before the reading thread runs on, and the tail
+ * read at once by the inflating thread: all it reads must be set before it
+ * starts (its array was set just after, and CI's bench suite crashed). Many
+ * reads, to meet the moment. */
+static void test_swf_stream_small_log_often(void)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "-small.swf.gz");
+    char text[4096];
+    size_t o = (size_t)snprintf(text, sizeof text, "; MaxProcs: 8\n");
+    for (int i = 1; i <= 40; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%d %d 0 10 2" TAIL13 "\n", i, 3 * i);
+    if (!gz_write_text(path, text, o))
+        return;
+    for (int k = 0; k < 3000; k++) {
+        struct workload w;
+        struct err e;
+        workload_init(&w);
+        err_clear(&e);
+        int rc = swf_read_chunks(path, SWF_REPLAY, 2 + k % 7, &w, NULL, &e);
+        int ok = rc == 0 && w.n == 40 && w.jobs[39].id == 40;
+        workload_release(&w);
+        if (!CHECK(ok))
+            break;
+    }
+    unlink(path);
+}
+
 /* Every gzip file the stream cannot take (several members, trailing bytes,
  * a wrong trailer, a cut or corrupt stream, plain text, nothing) is read
  * the usual way: the result, and the error with zlib's reason, are those
@@ -1240,6 +1268,7 @@ void suite_swf(void)
     test_run("swf chunks: stop early", test_swf_chunks_stop_early);
     test_run("swf stream: random logs", test_swf_stream_random_logs);
     test_run("swf stream: falls back", test_swf_stream_falls_back);
+    test_run("swf stream: a small log, often", test_swf_stream_small_log_often);
     test_run("swf feed: as a replay reads it", test_swf_feed);
     test_run("swf rlscheduler convention", test_swf_rlscheduler);
     test_run("swf gzip files", test_swf_gzip_files);
