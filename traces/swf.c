@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "sim/progress.h"
 #include "traces/textfile.h"
 
 enum {
@@ -1156,6 +1157,15 @@ struct swf_stream {
     struct swf_pieces p;
 };
 
+/* The end of the last whole line in data[pos, ready) (after its newline),
+ * or pos when none has ended there yet: how far a reader following the
+ * inflate may read. */
+static size_t swf_whole_lines_end(const char *data, size_t pos, size_t ready)
+{
+    const char *nl = ready > pos ? memrchr(data + pos, '\n', ready - pos) : NULL;
+    return nl ? (size_t)(nl - data) + 1 : pos;
+}
+
 /* The first line start at or after `before` (0 stays 0), within the first
  * `ready` bytes, or SIZE_MAX if they do not tell yet. */
 static size_t swf_first_end(const char *data, size_t len, size_t ready, size_t before)
@@ -1201,11 +1211,7 @@ static int swf_stream_first(struct swf_stream *st, struct swf_reader *r, struct 
         if (end == SIZE_MAX)
             end = swf_first_end(st->data, st->len, ready, st->first_before);
         /* to the last whole line inflated, or the piece's end */
-        size_t upto = end;
-        if (upto == SIZE_MAX) {
-            const char *nl = ready > it->pos ? memrchr(st->data + it->pos, '\n', ready - it->pos) : NULL;
-            upto = nl ? (size_t)(nl - st->data) + 1 : it->pos;
-        }
+        size_t upto = end != SIZE_MAX ? end : swf_whole_lines_end(st->data, it->pos, ready);
         if (upto > it->pos) {
             it->len = upto;
             swf_read_lines(r, it);
@@ -1313,29 +1319,20 @@ struct swf_feed {
     struct workload *caller;
     struct swf_reader r; /* the thread's, until it is joined */
     struct textfile_lines it;
-    int lines_begun;
     size_t checked; /* jobs checked for order */
+    size_t told;    /* the thread's copy of told.count (it alone tells) */
     int broken;
     struct swf_start start;
-    pthread_mutex_t lock; /* guards what follows */
-    pthread_cond_t more;
-    size_t told;
-    enum workload_feed_state state;
-    int have_head;
-    struct workload_meta head; /* w's when the first job was told */
+    struct workload_meta head; /* w's when the first job was told, then fixed */
+    struct progress jobs;      /* the jobs told final; its state a workload_feed_state */
 };
 
 static void swf_feed_tell(struct swf_feed *f, size_t told, enum workload_feed_state state)
 {
-    pthread_mutex_lock(&f->lock);
-    if (!f->have_head) {
-        f->head = f->r.w->meta; /* this thread's to read */
-        f->have_head = 1;
-    }
+    if (f->told == 0 && told > 0)
+        f->head = f->r.w->meta; /* before the telling: the waiter reads it after */
     f->told = told;
-    f->state = state;
-    pthread_cond_broadcast(&f->more);
-    pthread_mutex_unlock(&f->lock);
+    progress_tell(&f->jobs, told, (int)state);
 }
 
 /* The jobs read since the last call checked: the count still in order, or
@@ -1357,10 +1354,6 @@ static size_t swf_feed_check(struct swf_feed *f)
 /* Reads the lines that end before `upto` and tells what is final. */
 static void swf_feed_read(struct swf_feed *f, size_t upto, enum workload_feed_state state)
 {
-    if (!f->lines_begun) {
-        textfile_lines_init(&f->it, f->data, f->len); /* past a byte-order mark: 3 bytes are there */
-        f->lines_begun = 1;
-    }
     if (upto > f->it.pos) {
         f->it.len = upto;
         swf_read_lines(&f->r, &f->it);
@@ -1375,13 +1368,13 @@ static void swf_feed_read(struct swf_feed *f, size_t upto, enum workload_feed_st
 static void swf_feed_piece(void *ctx, size_t ready)
 {
     struct swf_feed *f = ctx;
-    if (f->broken && f->state == WORKLOAD_FEED_BROKEN)
-        return; /* the thread reads on at the end, for the replay to run again */
-    const char *nl = ready > f->it.pos ? memrchr(f->data + (f->lines_begun ? f->it.pos : 0), '\n',
-                                                 ready - (f->lines_begun ? f->it.pos : 0))
-                                       : NULL;
-    if (nl)
-        swf_feed_read(f, (size_t)(nl - f->data) + 1, WORKLOAD_FEED_MORE);
+    if (f->broken)
+        return; /* told already: the thread reads on at the end, for the replay to run again */
+    if (f->it.data == NULL)
+        textfile_lines_init(&f->it, f->data, f->len); /* past a byte-order mark: a piece holds 3 bytes */
+    size_t upto = swf_whole_lines_end(f->data, f->it.pos, ready);
+    if (upto > f->it.pos)
+        swf_feed_read(f, upto, WORKLOAD_FEED_MORE);
 }
 
 static void swf_feed_end(void *ctx, int whole)
@@ -1392,6 +1385,8 @@ static void swf_feed_end(void *ctx, int whole)
         swf_feed_tell(f, f->told, WORKLOAD_FEED_BROKEN);
         return;
     }
+    if (f->it.data == NULL) /* an empty text: no piece came */
+        textfile_lines_init(&f->it, f->data, f->len);
     swf_feed_read(f, f->len, WORKLOAD_FEED_ENDED);
     /* read through (no name token is read again): while the replay runs on,
      * HPC2N's 19 MB of text were a third of its peak */
@@ -1401,20 +1396,16 @@ static void swf_feed_end(void *ctx, int whole)
 static size_t swf_feed_wait(void *ctx, size_t want, enum workload_feed_state *state)
 {
     struct swf_feed *f = ctx;
-    pthread_mutex_lock(&f->lock);
-    while (f->told < want && f->state == WORKLOAD_FEED_MORE)
-        pthread_cond_wait(&f->more, &f->lock);
-    size_t told = f->told;
-    *state = f->state;
-    pthread_mutex_unlock(&f->lock);
+    int st;
+    size_t told = progress_wait(&f->jobs, want, &st);
+    *state = (enum workload_feed_state)st;
     return told;
 }
 
 static void swf_feed_free(struct swf_feed *f)
 {
     textfile_stream_close(f->text);
-    pthread_cond_destroy(&f->more);
-    pthread_mutex_destroy(&f->lock);
+    progress_release(&f->jobs);
     free(f->r.kinds);
     free(f);
 }
@@ -1430,13 +1421,7 @@ struct swf_feed *swf_feed_start(const char *path, struct workload *w, struct dia
     size_t room = len / SWF_JOB_LINE_MIN + 1; /* the array must never move: sized by bytes */
     if (f)
         workload_reserve(w, room);
-    if (!f || w->cap < room || pthread_mutex_init(&f->lock, NULL) != 0) {
-        textfile_stream_close(text);
-        free(f);
-        return NULL;
-    }
-    if (pthread_cond_init(&f->more, NULL) != 0) {
-        pthread_mutex_destroy(&f->lock);
+    if (!f || w->cap < room || progress_init(&f->jobs) != 0) {
         textfile_stream_close(text);
         free(f);
         return NULL;
@@ -1450,7 +1435,6 @@ struct swf_feed *swf_feed_start(const char *path, struct workload *w, struct dia
     f->w = *w; /* w is fresh but for its array */
     swf_reader_init(&f->r, path, SWF_REPLAY, &f->w, diags, err, SWF_MAX_ERRORS);
     f->r.room_end = w->cap;
-    f->state = WORKLOAD_FEED_MORE;
     if (textfile_stream_start(text, swf_feed_piece, swf_feed_end, f) != 0) {
         swf_feed_free(f);
         return NULL;
@@ -1461,13 +1445,11 @@ struct swf_feed *swf_feed_start(const char *path, struct workload *w, struct dia
 
 int swf_feed_header(struct swf_feed *f, struct workload_meta *head)
 {
-    pthread_mutex_lock(&f->lock);
-    while (!f->have_head)
-        pthread_cond_wait(&f->more, &f->lock);
-    int ok = f->told > 0 && f->state != WORKLOAD_FEED_BROKEN;
-    *head = f->head;
-    pthread_mutex_unlock(&f->lock);
-    return ok ? 0 : -1;
+    int state;
+    if (progress_wait(&f->jobs, 1, &state) == 0 || state == WORKLOAD_FEED_BROKEN)
+        return -1;
+    *head = f->head; /* written before the first job was told, never after */
+    return 0;
 }
 
 int swf_feed_finish(struct swf_feed *f, int *kept)
@@ -1494,7 +1476,8 @@ int swf_feed_finish(struct swf_feed *f, int *kept)
         return swf_read_usual(path, SWF_REPLAY, 0, w, diags, err);
     }
     int rc = swf_finish(&f->r);
-    *kept = rc == 0 && !f->broken && f->state == WORKLOAD_FEED_ENDED && f->told == w->n &&
+    /* the thread is joined: its progress is read without the lock */
+    *kept = rc == 0 && !f->broken && f->jobs.state == WORKLOAD_FEED_ENDED && f->told == w->n &&
             f->head.max_nodes == w->meta.max_nodes && f->head.max_procs == w->meta.max_procs;
     swf_feed_free(f);
     free(data);

@@ -18,6 +18,7 @@
 
 #include "sim/buffers.h"
 #include "sim/input_file.h"
+#include "sim/progress.h"
 
 enum { TEXTFILE_CHUNK = 1 << 20, TEXTFILE_GZBUF = 1 << 17 };
 
@@ -210,6 +211,25 @@ static char *textfile_inflate_whole(const unsigned char *in, size_t in_len, uint
     return out;
 }
 
+/* A regular file of at most max bytes from its offset `start` on, read with
+ * one read() (size + 1 bytes, the last free for a NUL), or NULL when it
+ * must stream instead (not a regular file, too large, no memory, changed
+ * while read): the caller then seeks back to start. */
+static char *textfile_read_whole(int fd, off_t start, uint64_t max, size_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < start ||
+        (uint64_t)(st.st_size - start) > max || (uint64_t)(st.st_size - start) >= SIZE_MAX)
+        return NULL;
+    *size = (size_t)(st.st_size - start);
+    char *raw = buffers_alloc_large(*size + 1);
+    if (raw && !textfile_slurp(fd, raw, *size)) {
+        free(raw);
+        return NULL;
+    }
+    return raw;
+}
+
 int textfile_read(const char *path, char **data, size_t *len, struct err *err)
 {
     *data = NULL;
@@ -220,35 +240,28 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
     /* A regular file is read with one read() and, when gzip'd, inflated in
      * one call; a pipe, or a file too large for the limit, streams. */
     uint64_t max = input_file_trace_max_bytes();
-    struct stat st;
     /* "-" may be a file already partly read (by a shell's `read`, say):
      * what is left starts at the current offset */
     off_t start = lseek(fd, 0, SEEK_CUR); /* fails on a pipe, which streams */
-    if (start < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < start ||
-        (uint64_t)(st.st_size - start) > max || (uint64_t)(st.st_size - start) >= SIZE_MAX)
-        return textfile_read_gz(fd, path, data, len, err);
-    size_t size = (size_t)(st.st_size - start);
-    char *raw = buffers_alloc_large(size + 1);
-    if (!raw) /* streaming needs less memory */
-        return textfile_read_gz(fd, path, data, len, err);
-    int whole = textfile_slurp(fd, raw, size);
+    size_t size = 0;
+    char *raw = start < 0 ? NULL : textfile_read_whole(fd, start, max, &size);
     /* gzread copies input without the two magic bytes as it is */
-    int gzip = size >= 2 && (unsigned char)raw[0] == 0x1f && (unsigned char)raw[1] == 0x8b;
-    if (whole && !gzip) {
+    int gzip = raw && size >= 2 && (unsigned char)raw[0] == 0x1f && (unsigned char)raw[1] == 0x8b;
+    if (raw && !gzip) {
         close(fd);
         raw[size] = '\0';
         *data = raw;
         *len = size;
         return 0;
     }
-    char *out = whole ? textfile_inflate_whole((const unsigned char *)raw, size, max, len) : NULL;
+    char *out = raw ? textfile_inflate_whole((const unsigned char *)raw, size, max, len) : NULL;
     free(raw);
     if (out) {
         close(fd);
         *data = out;
         return 0;
     }
-    if (lseek(fd, start, SEEK_SET) != start) {
+    if (start >= 0 && lseek(fd, start, SEEK_SET) != start) {
         int e = errno;
         close(fd);
         return err_set(err, path, 0, 0, "cannot read '%s': %s", path, strerror(e));
@@ -263,7 +276,7 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err)
  * HPC2N's 19 MB. */
 enum { TEXTFILE_STREAM_PIECE = 256 << 10 };
 
-enum textfile_stream_state { TEXTFILE_STREAM_RUNNING, TEXTFILE_STREAM_DONE, TEXTFILE_STREAM_FAILED };
+enum textfile_stream_state { TEXTFILE_STREAM_RUNNING = PROGRESS_MORE, TEXTFILE_STREAM_DONE, TEXTFILE_STREAM_FAILED };
 
 struct textfile_stream {
     unsigned char *raw; /* the file as read */
@@ -275,25 +288,13 @@ struct textfile_stream {
     void *ctx;
     pthread_t thread;
     int started, joined;
-    pthread_mutex_t lock; /* guards ready and state */
-    pthread_cond_t more;
-    size_t ready;
-    enum textfile_stream_state state;
+    struct progress inflated; /* bytes of text, and the state */
 };
-
-static void textfile_stream_publish(struct textfile_stream *s, size_t ready, enum textfile_stream_state state)
-{
-    pthread_mutex_lock(&s->lock);
-    s->ready = ready;
-    s->state = state;
-    pthread_cond_broadcast(&s->more);
-    pthread_mutex_unlock(&s->lock);
-}
 
 static void textfile_stream_inflated(void *ctx, size_t n)
 {
     struct textfile_stream *s = ctx;
-    textfile_stream_publish(s, n, TEXTFILE_STREAM_RUNNING);
+    progress_tell(&s->inflated, n, TEXTFILE_STREAM_RUNNING);
     if (s->each)
         s->each(s->ctx, n);
 }
@@ -305,10 +306,7 @@ static void *textfile_stream_run(void *arg)
                                      textfile_stream_inflated, s);
     free(s->raw); /* read through: 3 MB of HPC2N's peak */
     s->raw = NULL;
-    pthread_mutex_lock(&s->lock);
-    size_t ready = s->ready;
-    pthread_mutex_unlock(&s->lock);
-    textfile_stream_publish(s, ready, rc == 0 ? TEXTFILE_STREAM_DONE : TEXTFILE_STREAM_FAILED);
+    progress_tell(&s->inflated, rc == 0 ? s->len : 0, rc == 0 ? TEXTFILE_STREAM_DONE : TEXTFILE_STREAM_FAILED);
     if (s->then)
         s->then(s->ctx, rc == 0);
     return NULL;
@@ -325,39 +323,24 @@ struct textfile_stream *textfile_stream_open(const char *path)
     int fd = input_file_open(path, "trace", &ignored);
     if (fd < 0)
         return NULL;
-    struct stat st;
-    uint64_t max = input_file_trace_max_bytes();
-    struct textfile_stream *s = NULL;
-    unsigned char *raw = NULL;
-    size_t isize;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 18 || (uint64_t)st.st_size > UINT32_MAX)
-        goto not_taken;
-    raw = buffers_alloc_large((size_t)st.st_size);
-    if (!raw || !textfile_slurp(fd, (char *)raw, (size_t)st.st_size) ||
-        !textfile_member_size(raw, (size_t)st.st_size, max, &isize))
-        goto not_taken;
-    s = calloc(1, sizeof *s);
-    if (!s || !(s->data = buffers_alloc_large(isize + 1)))
-        goto not_taken;
-    if (pthread_mutex_init(&s->lock, NULL) != 0)
-        goto not_taken;
-    if (pthread_cond_init(&s->more, NULL) != 0) {
-        pthread_mutex_destroy(&s->lock);
-        goto not_taken;
-    }
+    size_t raw_len, isize;
+    unsigned char *raw = (unsigned char *)textfile_read_whole(fd, 0, input_file_trace_max_bytes(), &raw_len);
     close(fd);
+    struct textfile_stream *s = NULL;
+    if (!raw || !textfile_member_size(raw, raw_len, input_file_trace_max_bytes(), &isize) ||
+        !(s = calloc(1, sizeof *s)) || !(s->data = buffers_alloc_large(isize + 1)) ||
+        progress_init(&s->inflated) != 0) {
+        free(raw);
+        if (s)
+            free(s->data);
+        free(s);
+        return NULL;
+    }
     s->raw = raw;
-    s->raw_len = (size_t)st.st_size;
+    s->raw_len = raw_len;
     s->len = isize;
     s->data[isize] = '\0';
     return s;
-not_taken:
-    close(fd);
-    free(raw);
-    if (s)
-        free(s->data);
-    free(s);
-    return NULL;
 }
 
 size_t textfile_stream_len(const struct textfile_stream *s)
@@ -404,12 +387,9 @@ int textfile_stream_start(struct textfile_stream *s, void (*each)(void *ctx, siz
 
 size_t textfile_stream_wait(struct textfile_stream *s, size_t want, int *failed)
 {
-    pthread_mutex_lock(&s->lock);
-    while (s->ready < want && s->state == TEXTFILE_STREAM_RUNNING)
-        pthread_cond_wait(&s->more, &s->lock);
-    size_t ready = s->ready;
-    *failed = s->state == TEXTFILE_STREAM_FAILED;
-    pthread_mutex_unlock(&s->lock);
+    int state;
+    size_t ready = progress_wait(&s->inflated, want, &state);
+    *failed = state == TEXTFILE_STREAM_FAILED;
     return ready;
 }
 
@@ -425,7 +405,7 @@ int textfile_stream_finish(struct textfile_stream *s, char **data, size_t *len)
         pthread_join(s->thread, NULL);
         s->joined = 1;
     }
-    if (!s->started || s->state != TEXTFILE_STREAM_DONE)
+    if (!s->started || s->inflated.state != TEXTFILE_STREAM_DONE) /* joined: no lock needed */
         return -1;
     *data = s->data;
     *len = s->len;
@@ -439,8 +419,7 @@ void textfile_stream_close(struct textfile_stream *s)
         return;
     if (s->started && !s->joined)
         pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->more);
-    pthread_mutex_destroy(&s->lock);
+    progress_release(&s->inflated);
     free(s->raw);
     free(s->data);
     free(s);

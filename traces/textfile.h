@@ -30,6 +30,9 @@ int textfile_read(const char *path, char **data, size_t *len, struct err *err);
 int textfile_load(const char *path, char **data, size_t *len, struct diag_list *diags,
                   struct err *err);
 
+/* Starts a reader's helper thread: run(arg), with a stack of `stack` bytes
+ * (0: the default), every signal but a fault blocked in it. 0 or -1. */
+int textfile_thread_start(pthread_t *thread, size_t stack, void *(*run)(void *), void *arg);
 /* A regular file that is one gzip member, inflated by a thread of its own
  * while a reader parses what is inflated so far (the SWF reader: HPC2N's
  * inflate, 12 ms, then overlaps its parse). _open reads the file and sizes
@@ -38,17 +41,14 @@ int textfile_load(const char *path, char **data, size_t *len, struct diag_list *
  * usual way, which also words any error. _start starts the thread, which
  * calls each(ctx, ready) (if not NULL) after each piece it inflates, and
  * then(ctx, whole) at the end, whole 1 when the text is whole and checked;
- * -1 if it could not start. _wait blocks until at least `want` bytes are inflated or the
- * thread has ended, and returns how many are, with *failed set when the
- * inflate failed (a wrong trailer, several members, trailing bytes, corrupt
- * data: textfile_read's zlib then defines the result). _finish joins the
- * thread (then() included) and hands over the text, NUL-terminated, to be
- * freed by the caller (NULL once freed), or -1 when the inflate failed.
- * _free_text, from the thread's callbacks alone, frees the text once read
- * through. _close frees what is left. */
-/* Starts a reader's helper thread: run(arg), with a stack of `stack` bytes
- * (0: the default), every signal but a fault blocked in it. 0 or -1. */
-int textfile_thread_start(pthread_t *thread, size_t stack, void *(*run)(void *), void *arg);
+ * -1 if it could not start. _wait blocks until at least `want` bytes are
+ * inflated or the thread has ended, and returns how many are, with
+ * *failed set when the inflate failed (a wrong trailer, several members,
+ * trailing bytes, corrupt data: textfile_read's zlib then defines the
+ * result). _finish joins the thread (then() included) and hands over the
+ * text, NUL-terminated, to be freed by the caller (NULL once freed), or -1
+ * when the inflate failed. _free_text, from the thread's callbacks alone,
+ * frees the text once read through. _close frees what is left. */
 struct textfile_stream;
 struct textfile_stream *textfile_stream_open(const char *path);
 size_t textfile_stream_len(const struct textfile_stream *s);

@@ -1181,8 +1181,12 @@ static void swf_feed_check_file(const char *what, const char *path, int want_kep
     reader_case_begin(&fed);
     struct workload_feed feed;
     struct swf_feed *f = swf_feed_start(path, &fed.w, &fed.d, &fed.e, &feed);
-    int kept = -1;
+    int kept = -1, header = -2;
     if (f) {
+        struct workload_meta head;
+        header = swf_feed_header(f, &head); /* what a replay sizes its machine by */
+        if (header == 0)
+            CHECK(head.max_procs > 0);
         enum workload_feed_state state = WORKLOAD_FEED_MORE;
         size_t told = 0;
         while (state == WORKLOAD_FEED_MORE) {
@@ -1191,8 +1195,10 @@ static void swf_feed_check_file(const char *what, const char *path, int want_kep
             told = now;
         }
         fed.rc = swf_feed_finish(f, &kept);
-        if (kept == 1)
+        if (kept == 1) {
             CHECK_INT(told, fed.w.n);
+            CHECK_INT(header, 0); /* a feed that stands gave its header */
+        }
     } else {
         fed.rc = swf_read_chunks(path, SWF_REPLAY, 1, &fed.w, &fed.d, &fed.e);
     }
