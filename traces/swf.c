@@ -134,6 +134,9 @@ struct swf_reader {
      * again, or the file serially), and whatever the bounds, no reader
      * writes into another's room. SIZE_MAX: w's array grows. */
     size_t room_end;
+    /* the jobs were checked in arrival order as they were read (a feed
+     * that stands): swf_finish need not check again */
+    int in_order;
 };
 
 static double swf_value(const struct swf_fields *f, int field)
@@ -786,7 +789,7 @@ static int swf_finish(struct swf_reader *r)
             qsort(r->w->jobs, r->w->n, sizeof *r->w->jobs, swf_id_cmp);
         if (r->w->meta.max_procs < 0)
             r->w->meta.max_procs = r->w->meta.max_nodes;
-    } else {
+    } else if (!r->in_order) {
         workload_sort_by_submit(r->w);
     }
     if (r->rep.errors)
@@ -1475,6 +1478,9 @@ int swf_feed_finish(struct swf_feed *f, int *kept)
             *err = start.err;
         return swf_read_usual(path, SWF_REPLAY, 0, w, diags, err);
     }
+    /* a feed that read to the end unbroken checked every job's order (a
+     * broken one stopped checking; the whole is then sorted as usual) */
+    f->r.in_order = !f->broken && f->checked == w->n;
     int rc = swf_finish(&f->r);
     /* the thread is joined: its progress is read without the lock */
     *kept = rc == 0 && !f->broken && f->jobs.state == WORKLOAD_FEED_ENDED && f->told == w->n &&
