@@ -25,17 +25,21 @@ CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"
 # of CPU, `perf stat -r 200`; a test suite starts thousands of runs, and
 # HPC2N's whole replay is 0.12 s). ISA-L ships no archive; libc, libm and
 # libdl stay shared, since plugins are dlopen'd. STATIC_DEPS=0 links all
-# shared (rebuild after a security update of the four, or use that).
+# shared. The programs depend on the archives (an update of one relinks
+# them) and on LINK_STAMP, which holds the libraries named (a change of
+# STATIC_DEPS relinks them).
 STATIC_DEPS ?= 1
 STATIC_PKGS := gsl yaml-0.1 jansson zlib
 STATIC_ARCHIVES := gsl gslcblas yaml jansson z
-have_archives := $(shell for l in $(STATIC_ARCHIVES); do \
-                   [ "$$($(CC) -print-file-name=lib$$l.a)" != lib$$l.a ] || { echo no; exit; }; done; echo yes)
-ifeq ($(STATIC_DEPS)$(have_archives),1yes)
+STATIC_ARCHIVE_FILES := $(shell for l in $(STATIC_ARCHIVES); do \
+                          f=$$($(CC) -print-file-name=lib$$l.a 2>/dev/null); [ -f "$$f" ] && echo "$$f"; done)
+ifeq ($(STATIC_DEPS) $(words $(STATIC_ARCHIVE_FILES)),1 $(words $(STATIC_ARCHIVES)))
 LDLIBS = -Wl,-Bstatic $(filter-out -lm,$(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null)) -Wl,-Bdynamic \
          $(shell pkg-config --libs libisal 2>/dev/null) -lm -ldl -pthread
+LINKED_ARCHIVES := $(STATIC_ARCHIVE_FILES)
 else
 LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -ldl -pthread
+LINKED_ARCHIVES :=
 endif
 LDFLAGS = $(SAN)
 VERSION := 0.1.0
@@ -131,13 +135,21 @@ $(CORE_LIB): $(call obj,$(CORE_SRC)) $(GEN_CATALOG_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FLEETSIM): $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB)
+LINK_STAMP := $(BUILD)/link-libs
+LINK_INPUTS := $(LINK_STAMP) $(LINKED_ARCHIVES)
+.PHONY: link-libs-check
+link-libs-check:
+$(LINK_STAMP): link-libs-check
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(LDLIBS)' ] || echo '$(LDLIBS)' >$@
+
+$(FLEETSIM): $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
-$(UNIT): $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB)
+$(UNIT): $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(UNIT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
-$(CONTRACT): $(call obj,$(CONTRACT_MAIN_SRC)) $(CORE_LIB) $(POLICY_LIB)
+$(CONTRACT): $(call obj,$(CONTRACT_MAIN_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CONTRACT_MAIN_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
 # A plugin is built against policies/policy.h alone, as a user would build
@@ -151,12 +163,12 @@ $(BUILD)/tests/policy/plugin_%.so: tests/policy/plugin_%.c policies/policy.h
 	@mkdir -p $(dir $@)
 	$(CC) -I. $(PLUGIN_CFLAGS) -fPIC -shared $< -o $@
 
-$(BENCH): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB)
+$(BENCH): $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(BENCH_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
 # A report written from synthetic numbers, for tests/report/run.sh.
 REPORT_FIXTURE := $(BUILD)/tests/report_fixture
-$(REPORT_FIXTURE): $(BUILD)/tests/report/report_fixture.o $(CORE_LIB) $(POLICY_LIB)
+$(REPORT_FIXTURE): $(BUILD)/tests/report/report_fixture.o $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $< $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
 
 # fleetsim-agent (agent/): the live agent. It links the same policy archive as
@@ -168,10 +180,10 @@ AGENT_UNIT_SRC := $(wildcard tests/agent/*.c)
 AGENT_LDLIBS = $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) -ldl
 $(call obj,$(AGENT_SRC) $(AGENT_UNIT_SRC)): CFLAGS += $(shell pkg-config --cflags sqlite3 2>/dev/null)
 
-$(AGENT): $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB)
+$(AGENT): $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_SRC)) $(CORE_LIB) $(POLICY_LIB) $(AGENT_LDLIBS) $(LDLIBS)
 
-$(AGENT_UNIT): $(call obj,$(AGENT_UNIT_SRC) tests/unit/test_harness.c) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB)
+$(AGENT_UNIT): $(call obj,$(AGENT_UNIT_SRC) tests/unit/test_harness.c) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(AGENT_UNIT_SRC) tests/unit/test_harness.c) $(AGENT_LIB_OBJ) $(CORE_LIB) $(POLICY_LIB) \
 	  $(AGENT_LDLIBS) $(LDLIBS)
 

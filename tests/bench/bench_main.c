@@ -699,7 +699,10 @@ static int bench_whole(int runs, char **argv)
             int fd = open("/dev/null", O_WRONLY);
             if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
                 _exit(127);
+            if (fd != STDOUT_FILENO)
+                close(fd);
             execvp(argv[0], argv);
+            fprintf(stderr, "bench: whole: cannot run '%s': %s\n", argv[0], strerror(errno));
             _exit(127);
         }
         int status;
@@ -712,8 +715,7 @@ static int bench_whole(int runs, char **argv)
         took[r] = now_s() - t0;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             if (WIFEXITED(status))
-                fprintf(stderr, "bench: whole: '%s' exited %d%s\n", argv[0], WEXITSTATUS(status),
-                        WEXITSTATUS(status) == 127 ? " (not run?)" : "");
+                fprintf(stderr, "bench: whole: '%s' exited %d\n", argv[0], WEXITSTATUS(status));
             else
                 fprintf(stderr, "bench: whole: '%s' killed by signal %d\n", argv[0], WTERMSIG(status));
             return 1;
@@ -722,7 +724,8 @@ static int bench_whole(int runs, char **argv)
     qsort(took, (size_t)runs, sizeof *took, seconds_ascending);
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru); /* the largest peak of the runs */
-    printf("%.3f s (best of %d; median %.3f s), peak RSS %.1f MiB\n", took[0], runs, took[runs / 2],
+    printf("%.3f s (best of %d; median %.3f s), peak RSS %.1f MiB\n", took[0], runs,
+           runs % 2 ? took[runs / 2] : (took[runs / 2 - 1] + took[runs / 2]) / 2,
            (double)ru.ru_maxrss / 1024.0);
     return 0;
 }
