@@ -195,13 +195,24 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 }
 
 /* Nodes and slots per node from the options, else the trace header. */
-static int resolve_shape(const struct replay_args *a, const struct workload *w, int64_t *nodes, int64_t *slots)
+/* The machine --nodes/--slots or the trace's header gives: 1 when one of
+ * them does (the jobs are not needed then, so a replay may start before
+ * they are read: replay_fed). */
+static int shape_given(const struct replay_args *a, const struct workload_meta *meta, int64_t *nodes,
+                       int64_t *slots)
 {
     if (a->nodes > 0) {
         *nodes = a->nodes;
         *slots = a->slots > 0 ? a->slots : 1;
-        return CLI_OK;
+        return 1;
     }
+    return cluster_shape_from_meta(meta, 0, nodes, slots) == CLUSTER_SHAPE_HEADER;
+}
+
+static int resolve_shape(const struct replay_args *a, const struct workload *w, int64_t *nodes, int64_t *slots)
+{
+    if (shape_given(a, &w->meta, nodes, slots))
+        return CLI_OK;
     enum cluster_shape_source src = cluster_shape_from_meta(&w->meta, workload_max_slots(w), nodes, slots);
     if (src == CLUSTER_SHAPE_NONE) {
         cli_error("'%s' gives no machine size and has no jobs to guess it from: use --nodes and --slots",
@@ -311,13 +322,11 @@ static int replay_fed(const struct replay_args *a, struct workload *w, struct di
     if (!sf)
         return 1;
     struct workload_meta head;
-    int64_t nodes = a->nodes, slots = a->slots > 0 ? a->slots : 1;
+    int64_t nodes = 0, slots = 0;
     struct err err;
     err_clear(&err);
-    /* resolve_shape's machine, when the header alone gives it */
-    int go = swf_feed_header(sf, &head) == 0 &&
-             (a->nodes > 0 || cluster_shape_from_meta(&head, 0, &nodes, &slots) == CLUSTER_SHAPE_HEADER);
-    go = go && cluster_init_homogeneous(&f->cluster, nodes, slots, &err) == 0;
+    int go = swf_feed_header(sf, &head) == 0 && shape_given(a, &head, &nodes, &slots) &&
+             cluster_init_homogeneous(&f->cluster, nodes, slots, &err) == 0;
     int opened = go && cli_policy_open(a->policy, a->policy_params, a->decide_timeout_s, &f->policy, &err) == 0;
     struct sim_options opt;
     sim_options_init(&opt);

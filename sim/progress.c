@@ -38,3 +38,10 @@ size_t progress_wait(struct progress *p, size_t want, int *state)
     pthread_mutex_unlock(&p->lock);
     return count;
 }
+
+int progress_state(struct progress *p)
+{
+    int state;
+    progress_wait(p, 0, &state);
+    return state;
+}

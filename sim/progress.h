@@ -27,5 +27,7 @@ void progress_tell(struct progress *p, size_t count, int state);
 /* Blocks until count >= want or the state is not PROGRESS_MORE; returns
  * the count then, with *state. */
 size_t progress_wait(struct progress *p, size_t want, int *state);
+/* The state now, without waiting. */
+int progress_state(struct progress *p);
 
 #endif

@@ -1396,6 +1396,9 @@ static void swf_feed_end(void *ctx, int whole)
     textfile_stream_free_text(f->text);
 }
 
+/* the feed's states are told through a progress, whose "more" is 0 */
+_Static_assert((int)WORKLOAD_FEED_MORE == (int)PROGRESS_MORE, "a feed's MORE is a progress's");
+
 static size_t swf_feed_wait(void *ctx, size_t want, enum workload_feed_state *state)
 {
     struct swf_feed *f = ctx;
@@ -1482,8 +1485,7 @@ int swf_feed_finish(struct swf_feed *f, int *kept)
      * broken one stopped checking; the whole is then sorted as usual) */
     f->r.in_order = !f->broken && f->checked == w->n;
     int rc = swf_finish(&f->r);
-    /* the thread is joined: its progress is read without the lock */
-    *kept = rc == 0 && !f->broken && f->jobs.state == WORKLOAD_FEED_ENDED && f->told == w->n &&
+    *kept = rc == 0 && !f->broken && progress_state(&f->jobs) == WORKLOAD_FEED_ENDED && f->told == w->n &&
             f->head.max_nodes == w->meta.max_nodes && f->head.max_procs == w->meta.max_procs;
     swf_feed_free(f);
     free(data);

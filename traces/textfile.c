@@ -405,7 +405,7 @@ int textfile_stream_finish(struct textfile_stream *s, char **data, size_t *len)
         pthread_join(s->thread, NULL);
         s->joined = 1;
     }
-    if (!s->started || s->inflated.state != TEXTFILE_STREAM_DONE) /* joined: no lock needed */
+    if (!s->started || progress_state(&s->inflated) != TEXTFILE_STREAM_DONE)
         return -1;
     *data = s->data;
     *len = s->len;

@@ -137,6 +137,118 @@ static void test_all_policies_fit_and_finish(void)
     workload_release(&w);
 }
 
+/* A feed told in steps (sim_options.feed, models/workload.h): each wait
+ * tells `step` more jobs (at least those wanted), as a reader ahead or
+ * behind the replay would, and breaks once it would tell `break_at`. */
+struct step_feed {
+    size_t n, step, told, break_at;
+    int waits;
+};
+
+static size_t step_feed_wait(void *ctx, size_t want, enum workload_feed_state *state)
+{
+    struct step_feed *f = ctx;
+    f->waits++;
+    size_t next = f->told + f->step > want ? f->told + f->step : want;
+    if (f->break_at && next >= f->break_at) {
+        *state = WORKLOAD_FEED_BROKEN;
+        return f->told;
+    }
+    f->told = next < f->n ? next : f->n;
+    *state = f->told == f->n ? WORKLOAD_FEED_ENDED : WORKLOAD_FEED_MORE;
+    return f->told;
+}
+
+static int run_spec(const struct workload *w, const char *spec, const struct sim_options *opt,
+                    struct sim_result *res)
+{
+    struct cluster c;
+    struct err err;
+    err_clear(&err);
+    const struct policy_ops *ops;
+    void *state;
+    char msg[256];
+    if (cluster_init_homogeneous(&c, NODES, SLOTS, &err) != 0 ||
+        policy_registry_create(spec, &ops, &state, msg, sizeof msg) != 0)
+        return -1;
+    int rc = fixture_run_ops(w, &c, ops, state, opt, res, &err);
+    ops->destroy(state);
+    cluster_release(&c);
+    return rc;
+}
+
+/* A replay on a feed is the replay on the whole workload, however the jobs
+ * are told (one at a time, a few, all at once), under policies that
+ * backfill, keep reservations and preempt, on a busy cluster and on one
+ * that empties between arrivals (where a run that took the jobs told for
+ * all of them would end early); it reads no job past those told and not
+ * the workload's count (the reader's until it is done: 0 here); and a feed
+ * that breaks ends the run with SIM_FEED_BROKEN. */
+static void replay_on_a_feed(const struct workload *w)
+{
+    const char *specs[] = {"fcfs", "fcfs+easy", "sjf+conservative", "srtf"};
+    const size_t steps[] = {1, 7, RANDOM_JOBS};
+    struct workload reading = *w; /* as a reader's caller holds it: the array, no count */
+    reading.n = 0;
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+        struct sim_result whole, fed;
+        if (!CHECK_INT(run_spec(w, specs[k], NULL, &whole), 0))
+            continue;
+        for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+            struct step_feed sf = {w->n, steps[s], 0, 0, 0};
+            struct workload_feed feed = {step_feed_wait, &sf};
+            struct sim_options opt;
+            sim_options_init(&opt);
+            opt.feed = &feed;
+            if (!CHECK_INT(run_spec(&reading, specs[k], &opt, &fed), 0))
+                continue;
+            int same = fed.n == whole.n && fed.stats.passes == whole.stats.passes &&
+                       fed.stats.events == whole.stats.events && fed.stats.completed == whole.stats.completed &&
+                       fed.stats.last_end_us == whole.stats.last_end_us;
+            for (size_t i = 0; same && i < whole.n; i++)
+                same = fed.jobs[i].start_us == whole.jobs[i].start_us && fed.jobs[i].end_us == whole.jobs[i].end_us &&
+                       fed.jobs[i].outcome == whole.jobs[i].outcome &&
+                       fed.jobs[i].preemptions == whole.jobs[i].preemptions;
+            if (!CHECK(same))
+                printf("  %s, %zu jobs a wait\n", specs[k], steps[s]);
+            CHECK(sf.waits >= (int)((w->n + steps[s] - 1) / steps[s])); /* it did wait on the feed */
+            sim_result_release(&fed);
+        }
+        sim_result_release(&whole);
+        struct step_feed sf = {w->n, 5, 0, w->n / 2, 0};
+        struct workload_feed feed = {step_feed_wait, &sf};
+        struct sim_options opt;
+        sim_options_init(&opt);
+        opt.feed = &feed;
+        struct sim_result broken;
+        CHECK_INT(run_spec(&reading, specs[k], &opt, &broken), SIM_FEED_BROKEN);
+        sim_result_release(&broken);
+    }
+}
+
+static void test_replay_on_a_feed(void)
+{
+    struct workload w;
+    fixture_random_workload(&w, RANDOM_JOBS, NODES * SLOTS, 7);
+    replay_on_a_feed(&w); /* busy: about as much work as the cluster does */
+    int idle = 0;
+    for (size_t i = 0; i < w.n; i++) /* a tenth of the load: the cluster empties */
+        w.jobs[i].submit_us *= 10;
+    struct sim_result res;
+    if (CHECK_INT(run_spec(&w, "fcfs", NULL, &res), 0)) {
+        for (size_t i = 1; i < w.n; i++) { /* job i arrives after every job before it ended */
+            int after_all = 1;
+            for (size_t j = 0; after_all && j < i; j++)
+                after_all = res.jobs[j].end_us <= w.jobs[i].submit_us;
+            idle += after_all;
+        }
+        sim_result_release(&res);
+    }
+    CHECK(idle > 10);
+    replay_on_a_feed(&w);
+    workload_release(&w);
+}
+
 /* A policy that starts the first queued job whether or not it fits. */
 static int greedy_create(const char *p, void **s, char *e, size_t n)
 {
@@ -571,6 +683,7 @@ void suite_simulation(void)
     test_run("simulation conservative never delays a reservation", test_conservative_never_delays);
     test_run("simulation all policies fit, finish, deterministic", test_all_policies_fit_and_finish);
     test_run("simulation catches a contract violation", test_contract_violation_caught);
+    test_run("simulation on a feed: as on the whole workload", test_replay_on_a_feed);
     test_run("simulation skips jobs too big or empty", test_too_big_and_invalid_skipped);
     test_run("simulation unknown policy", test_unknown_policy);
     test_run("simulation queue view: every waiting job once, in arrival order", test_queue_view_in_order);
