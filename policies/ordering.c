@@ -65,30 +65,21 @@ struct ordering_key ordering_key_of(enum ordering_kind kind, const struct policy
     return key;
 }
 
-static inline int key_before(const struct ordering_key *a, const struct ordering_key *b)
-{
-    if (a->primary != b->primary)
-        return a->primary < b->primary;
-    if (a->secondary != b->secondary)
-        return a->secondary < b->secondary;
-    return a->index < b->index;
-}
-
 int ordering_key_compare(const struct ordering_key *a, const struct ordering_key *b)
 {
-    return key_before(b, a) - key_before(a, b);
+    return ordering_key_before(b, a) - ordering_key_before(a, b);
 }
 
-MERGE_SORT_DEFINE(merge_keys, struct ordering_key, key_before)
+MERGE_SORT_DEFINE(merge_keys, struct ordering_key, ordering_key_before)
 
 /* Below this a merge sort is as fast (the radix sort reads every key
  * nine times or more whatever n is). */
 #define RADIX_MIN_KEYS 512u
 
 /* The radix sort applies when it gives the merge sort's order: without a
- * NaN, key_before is a total order and == groups exactly the keys whose
+ * NaN, ordering_key_before is a total order and == groups exactly the keys whose
  * images are equal. (The order the keys come in does not matter: every
- * run of equal primaries is sorted by key_before whole.) */
+ * run of equal primaries is sorted by ordering_key_before whole.) */
 static int radix_applies(const struct ordering_key *keys, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -114,7 +105,7 @@ static void radix_keys(struct ordering_key *keys, uint32_t n, struct ordering_ke
     }
     uint64_t *place = image + n;
     for (uint32_t i = 0; i < n; i++) {
-        /* -0.0 as 0.0, which key_before holds equal to it */
+        /* -0.0 as 0.0, which ordering_key_before holds equal to it */
         image[i] = radix_key_double(keys[i].primary == 0 ? 0.0 : keys[i].primary);
         place[i] = i;
     }

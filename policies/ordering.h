@@ -36,6 +36,16 @@ int ordering_depends_on_time(enum ordering_kind kind);
 
 struct ordering_key ordering_key_of(enum ordering_kind kind, const struct policy_job *job,
                                     int64_t now_us, int compat_wait, uint32_t index);
+/* Whether key a goes before key b: lower primary, then lower secondary,
+ * then the earlier arrival (a total order when neither holds a NaN). */
+static inline int ordering_key_before(const struct ordering_key *a, const struct ordering_key *b)
+{
+    if (a->primary != b->primary)
+        return a->primary < b->primary;
+    if (a->secondary != b->secondary)
+        return a->secondary < b->secondary;
+    return a->index < b->index;
+}
 int ordering_key_compare(const struct ordering_key *a, const struct ordering_key *b);
 /* Sorts keys[0..n) by ordering_key_compare, with scratch[0..n). Keys have
  * distinct indices, so the order is total and any sort gives it: a radix

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/grow.h"
 #include "policies/merge_sort.h"
 
 void promises_init(struct promises *pm)
@@ -50,23 +51,6 @@ void promises_release(struct promises *pm)
         (cap_b) = swap_cap_;                                                                               \
     } while (0)
 
-/* Room for n items of `size` bytes in *buf (capacity *cap): sim/buffers.h's
- * buffers_grow, which policies/ may not include (ARCHITECTURE.md). */
-static int grow(void **buf, uint32_t *cap, uint32_t n, size_t size)
-{
-    if (n <= *cap)
-        return 0;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < n)
-        c *= 2;
-    void *p = realloc(*buf, (size_t)c * size);
-    if (!p)
-        return -1;
-    *buf = p;
-    *cap = c;
-    return 0;
-}
-
 void promises_begin(struct promises *pm, const struct cluster_view *v)
 {
     pm->next_n_queued = v->n_queued;
@@ -99,7 +83,7 @@ int promises_read_base(struct promises *pm, const struct cluster_view *v)
 {
     if (pm->base_read)
         return 0;
-    if (grow((void **)&pm->base, &pm->cap_base, v->n_running, sizeof *pm->base) != 0)
+    if (policies_grow((void **)&pm->base, &pm->cap_base, v->n_running, sizeof *pm->base) != 0)
         return -1;
     const struct policy_running *running = v->running;
     const uint32_t *by_end = v->running_by_end;
@@ -218,7 +202,7 @@ static int merge_out(struct promises *pm)
     uint32_t n_out = pm->n_out;
     if (n_out == 0)
         return 0;
-    if (grow((void **)&pm->out_scratch, &pm->cap_out_scratch, n_out, sizeof *pm->out_scratch) != 0)
+    if (policies_grow((void **)&pm->out_scratch, &pm->cap_out_scratch, n_out, sizeof *pm->out_scratch) != 0)
         return -1;
     /* priority among promises of one start: the job's rank, or under
      * FCFS its place in rec (queue order) */
@@ -241,7 +225,7 @@ static int rank_newcomers(struct promises *pm)
     uint32_t n = pm->n_newcomers;
     if (!pm->ranked || n < 2)
         return 0;
-    if (grow((void **)&pm->out_scratch, &pm->cap_out_scratch, 2 * n, sizeof *pm->out_scratch) != 0)
+    if (policies_grow((void **)&pm->out_scratch, &pm->cap_out_scratch, 2 * n, sizeof *pm->out_scratch) != 0)
         return -1;
     struct promise_rank *by_rank = pm->out_scratch + n;
     for (uint32_t k = 0; k < n; k++)
@@ -477,11 +461,11 @@ static int resume(struct promises *pm, const struct cluster_view *v, struct prof
 {
     if (!pm->valid || v->now_us < pm->now_us || v->total_slots != pm->total_slots || v->n_shared != 0)
         return 0;
-    if (grow((void **)&pm->newcomers, &pm->cap_newcomers, v->n_queued, sizeof *pm->newcomers) != 0)
+    if (policies_grow((void **)&pm->newcomers, &pm->cap_newcomers, v->n_queued, sizeof *pm->newcomers) != 0)
         return -1;
     pm->ranked = order != NULL;
     if (order) {
-        if (grow((void **)&pm->rank, &pm->cap_rank, v->n_queued, sizeof *pm->rank) != 0)
+        if (policies_grow((void **)&pm->rank, &pm->cap_rank, v->n_queued, sizeof *pm->rank) != 0)
             return -1;
         for (uint32_t k = 0; k < v->n_queued; k++)
             pm->rank[order[k]] = k;
@@ -612,7 +596,7 @@ static int touch(struct promises *pm, struct promise_order_place at, uint32_t fa
 {
     struct promise *p = &pm->rec[promise_order_items(&pm->order, at.block)[at.i]];
     if (p->fate == PROMISE_HELD) {
-        if (grow((void **)&pm->touched, &pm->cap_touched, pm->n_touched + 1, sizeof *pm->touched) != 0)
+        if (policies_grow((void **)&pm->touched, &pm->cap_touched, pm->n_touched + 1, sizeof *pm->touched) != 0)
             return -1;
         pm->touched[pm->n_touched++] = at;
     }
@@ -637,9 +621,9 @@ int promises_started(struct promises *pm, int64_t end_us, int64_t slots, uint64_
 {
     /* `left` is read before the pass starts anything, and serves
      * promises_end as the sort's scratch */
-    if (grow((void **)&pm->started, &pm->cap_started, pm->n_started + 1, sizeof *pm->started) != 0 ||
-        grow((void **)&pm->leaving, &pm->cap_leaving, pm->n_leaving + 1, sizeof *pm->leaving) != 0 ||
-        grow((void **)&pm->left, &pm->cap_left, pm->n_leaving + 1, sizeof *pm->left) != 0)
+    if (policies_grow((void **)&pm->started, &pm->cap_started, pm->n_started + 1, sizeof *pm->started) != 0 ||
+        policies_grow((void **)&pm->leaving, &pm->cap_leaving, pm->n_leaving + 1, sizeof *pm->leaving) != 0 ||
+        policies_grow((void **)&pm->left, &pm->cap_left, pm->n_leaving + 1, sizeof *pm->left) != 0)
         return -1;
     pm->started[pm->n_started++] = (struct promise_release){end_us, slots};
     pm->leaving[pm->n_leaving++] = coord;
@@ -653,7 +637,7 @@ int promises_gone(struct promises *pm, struct promise_order_place at)
 
 int promises_new(struct promises *pm, const struct promise *p)
 {
-    if (grow((void **)&pm->fresh, &pm->cap_fresh, pm->n_fresh + 1, sizeof *pm->fresh) != 0)
+    if (policies_grow((void **)&pm->fresh, &pm->cap_fresh, pm->n_fresh + 1, sizeof *pm->fresh) != 0)
         return -1;
     pm->fresh[pm->n_fresh++] = *p;
     return 0;
@@ -731,8 +715,8 @@ static void drop_touched(struct promises *pm, uint32_t *n_out)
 static int record_in_place(struct promises *pm)
 {
     uint32_t n = pm->n_rec + pm->n_fresh;
-    if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
-        grow((void **)&pm->out, &pm->cap_out, pm->n_touched + pm->n_fresh, sizeof *pm->out) != 0)
+    if (policies_grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
+        policies_grow((void **)&pm->out, &pm->cap_out, pm->n_touched + pm->n_fresh, sizeof *pm->out) != 0)
         return -1;
     uint32_t n_out = 0;
     if (pm->n_touched > 0)
@@ -756,17 +740,17 @@ static int record_resumed(struct promises *pm)
 {
     uint32_t n = pm->n_rec + pm->n_fresh;
     if (pm->ranked && pm->n_fresh > 1) { /* made in priority order: the record wants queue order */
-        if (grow((void **)&pm->fresh_scratch, &pm->cap_fresh_scratch, pm->n_fresh, sizeof *pm->fresh_scratch) != 0)
+        if (policies_grow((void **)&pm->fresh_scratch, &pm->cap_fresh_scratch, pm->n_fresh, sizeof *pm->fresh_scratch) != 0)
             return -1;
         sort_by_queue(pm->fresh, pm->n_fresh, pm->fresh_scratch);
     }
     int fresh_after = pm->n_fresh == 0 || pm->n_rec == 0 || pm->fresh[0].coord > pm->rec[pm->n_rec - 1].coord;
     if (fresh_after && (pm->n_touched == 0 || pm->n_gone + pm->n_touched <= pm->n_rec / 2))
         return record_in_place(pm);
-    if (grow((void **)&pm->next_rec, &pm->cap_next_rec, n, sizeof *pm->next_rec) != 0 ||
-        grow((void **)&pm->remap, &pm->cap_remap, pm->n_rec, sizeof *pm->remap) != 0 ||
-        grow((void **)&pm->next_order, &pm->cap_next_order, n, sizeof *pm->next_order) != 0 ||
-        grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0)
+    if (policies_grow((void **)&pm->next_rec, &pm->cap_next_rec, n, sizeof *pm->next_rec) != 0 ||
+        policies_grow((void **)&pm->remap, &pm->cap_remap, pm->n_rec, sizeof *pm->remap) != 0 ||
+        policies_grow((void **)&pm->next_order, &pm->cap_next_order, n, sizeof *pm->next_order) != 0 ||
+        policies_grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0)
         return -1;
     /* the held that stay and the new, by queue index; in locals, as the
      * stores through them could otherwise be any of pm's fields */
@@ -821,9 +805,9 @@ static int record_resumed(struct promises *pm)
 static int record_rebuilt(struct promises *pm)
 {
     uint32_t n = pm->n_fresh, nq = pm->next_n_queued;
-    if (grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
-        grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0 ||
-        grow((void **)&pm->fresh_at, &pm->cap_fresh_at, nq, sizeof *pm->fresh_at) != 0)
+    if (policies_grow((void **)&pm->rec, &pm->cap_rec, n, sizeof *pm->rec) != 0 ||
+        policies_grow((void **)&pm->out, &pm->cap_out, n, sizeof *pm->out) != 0 ||
+        policies_grow((void **)&pm->fresh_at, &pm->cap_fresh_at, nq, sizeof *pm->fresh_at) != 0)
         return -1;
     if (nq > 0)
         memset(pm->fresh_at, 0xff, nq * sizeof *pm->fresh_at);
@@ -882,8 +866,8 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
 {
     /* the base: the view's releases and the pass's starts, merged */
     uint32_t n = v->n_running + pm->n_started;
-    if (promises_read_base(pm, v) != 0 || grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
-        grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started, sizeof *pm->started_scratch) != 0 ||
+    if (promises_read_base(pm, v) != 0 || policies_grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
+        policies_grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started, sizeof *pm->started_scratch) != 0 ||
         (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
         pm->valid = 0;
         return -1;

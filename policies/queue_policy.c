@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policies/backfill.h"
+#include "policies/kept_order.h"
 #include "policies/multifactor.h"
 #include "policies/ordering.h"
 #include "policies/params.h"
@@ -41,6 +42,10 @@ struct queue_policy {
     struct promises promises;
     struct queue_index index; /* EASY under FCFS only (indexed) */
     int indexed;
+    /* a classic ordering whose keys never change while a job waits, FCFS
+     * aside (its order is the queue's): SJF, F1 */
+    struct kept_order kept;
+    int keeps_order;
     struct backfill_pass pass;
 };
 
@@ -250,6 +255,8 @@ static int queue_policy_create(const char *params, void **state, char *err, size
     /* the walk the index serves: EASY's in arrival order (the identity
      * order decide() keeps for a classic FCFS), without hooks */
     q->indexed = q->mode == BACKFILL_EASY && classic(q) && q->ordering == ORDERING_FCFS;
+    q->keeps_order = classic(q) && q->ordering != ORDERING_FCFS && !ordering_depends_on_time(q->ordering);
+    kept_order_init(&q->kept, q->ordering);
     q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
     return 0;
@@ -272,6 +279,7 @@ static void queue_policy_destroy(void *state)
     profile_release(&q->profile);
     promises_release(&q->promises);
     queue_index_release(&q->index);
+    kept_order_release(&q->kept);
     backfill_pass_release(&q->pass);
     free(q);
 }
@@ -379,6 +387,8 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
         return -1;
     if (q->mode == BACKFILL_CONSERVATIVE)
         promises_track(&q->promises, view);
+    if (q->keeps_order)
+        kept_order_note(&q->kept, view);
     if (view->n_queued == 0)
         return 0;
     /* Nothing can start on a full machine unless something is preempted
@@ -393,6 +403,10 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
          * so a pass does not pay for the length of the queue. */
         for (; q->identity_len < view->n_queued; q->identity_len++)
             q->order[q->identity_len] = q->identity_len;
+    } else if (q->keeps_order) {
+        q->identity_len = 0;
+        if (kept_order_write(&q->kept, view, q->order) != 0)
+            return -1;
     } else if (classic(q)) {
         q->identity_len = 0;
         ordering_sort(q->ordering, view, 0, q->keys, q->keys_scratch, q->order);

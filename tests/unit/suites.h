@@ -28,6 +28,7 @@ void suite_shape(void);
 void suite_placement_index(void);
 void suite_queue_index(void);
 void suite_promises(void);
+void suite_kept_order(void);
 void suite_promise_order(void);
 void suite_radix_sort(void);
 void suite_length_bounds(void);
@@ -38,7 +39,7 @@ void suite_json_doc(void);
 static void (*const test_suites[])(void) = {
     suite_pcg32, suite_engine, suite_policies, suite_policy_library, suite_simulation, suite_swf, suite_jsonl, suite_models, suite_forecast, suite_units,
     suite_scenario, suite_synth, suite_fit, suite_sacct, suite_plan, suite_gputrace, suite_atomic_file, suite_gpu_share, suite_contention, suite_profile, suite_profile_tiny_blocks, suite_child, suite_shape, suite_placement_index, suite_queue_index, suite_promises,
-    suite_promise_order,
+    suite_promise_order, suite_kept_order,
     suite_radix_sort, suite_length_bounds, suite_summary, suite_buffers, suite_json_doc,
 };
 

@@ -1,0 +1,67 @@
+/* kept_order: the priority order of a queue ordering whose keys never
+ * change while a job waits (SJF, F1: policies/ordering.h), kept from pass
+ * to pass through the host's record of the queue (policy.h, ABI 4,
+ * queue_tracked) instead of computed and sorted afresh: a pass keys and
+ * sorts only the jobs the record names, and merges them into the order
+ * kept, with the jobs that left taken out.
+ *
+ * The order written is ordering_sort's, entry for entry: keys without a
+ * NaN order the jobs totally (policies/ordering.h, ordering_key_before),
+ * a job's place in the queue orders as its coordinate does, and a job
+ * outside the record's ranges is the same job with the same fields, so
+ * its key is the one kept. Anything the record cannot vouch for (an
+ * untracked view, gaps, a NaN, more ranges between two passes than are
+ * kept, a count that does not add up) sorts the whole queue afresh.
+ *
+ * Why: an SJF pass sorted every waiting job (HPC2N's sjf+easy replay spent
+ * 58% of its instructions there), so a replay whose queue grows with the
+ * log was quadratic with a large constant. */
+#ifndef FLEETSIM_POLICIES_KEPT_ORDER_H
+#define FLEETSIM_POLICIES_KEPT_ORDER_H
+
+#include <stdint.h>
+
+#include "policies/ordering.h"
+#include "policies/policy.h"
+
+/* Ranges of coordinates the record named since the order was last
+ * written, kept merged; past this many the next write sorts afresh. */
+#define KEPT_ORDER_RANGES 64u
+
+struct kept_order_entry {
+    double primary, secondary; /* the job's key (struct ordering_key) */
+    uint64_t coord;            /* its place in the host's queue */
+};
+
+struct kept_order {
+    enum ordering_kind kind;
+    /* every job of the queue when the order was last written, in order;
+     * valid: that, and `range` holds every change since */
+    struct kept_order_entry *entry, *next;
+    uint32_t n, cap, cap_next;
+    int valid;
+    uint64_t range[2 * KEPT_ORDER_RANGES];
+    uint32_t n_ranges;
+    /* scratch: the jobs named, keyed and sorted; a mark per job waiting */
+    struct ordering_key *named, *named_scratch;
+    uint32_t cap_named, cap_scratch;
+    uint8_t *mark;
+    uint32_t cap_mark;
+    /* the last write sorted the whole queue, or keyed `keyed` jobs the
+     * record named (for tests and figures) */
+    int sorted_all;
+    uint32_t keyed;
+};
+
+void kept_order_init(struct kept_order *k, enum ordering_kind kind);
+void kept_order_release(struct kept_order *k);
+/* Reads the view's record of what changed: call on every decide(), even
+ * one that writes no order, since the record covers only the time since
+ * the previous call. */
+void kept_order_note(struct kept_order *k, const struct cluster_view *v);
+/* Writes into order[0..n_queued) the queue indices in priority order, as
+ * ordering_sort would. Returns 0, or -1 out of memory (the next write
+ * then sorts afresh). */
+int kept_order_write(struct kept_order *k, const struct cluster_view *v, uint32_t *order);
+
+#endif
