@@ -1,6 +1,6 @@
 /* grow: room for n items in a buffer that doubles as it fills. The same as
- * sim/buffers.h's buffers_grow, which policies/ may not include
- * (ARCHITECTURE.md: the policies build alone, into plugins too). */
+ * sim/buffers.h's buffers_grow, which policies/ may not include: the
+ * policies build alone, into plugins too (`make check-layers`). */
 #ifndef FLEETSIM_POLICIES_GROW_H
 #define FLEETSIM_POLICIES_GROW_H
 

@@ -17,8 +17,6 @@ void kept_order_release(struct kept_order *k)
         return;
     free(k->entry);
     free(k->next);
-    free(k->named);
-    free(k->named_scratch);
     free(k->mark);
     kept_order_init(k, k->kind);
 }
@@ -51,25 +49,17 @@ void kept_order_note(struct kept_order *k, const struct cluster_view *v)
     }
 }
 
-static int reserve(struct kept_order *k, uint32_t n)
+/* The whole queue keyed and sorted, and kept from the keys sorted. */
+static void sort_afresh(struct kept_order *k, const struct cluster_view *v, struct ordering_key *keys,
+                        struct ordering_key *scratch, uint32_t *order)
 {
-    return policies_grow((void **)&k->entry, &k->cap, n, sizeof *k->entry) != 0 ||
-                   policies_grow((void **)&k->next, &k->cap_next, n, sizeof *k->next) != 0 ||
-                   policies_grow((void **)&k->named, &k->cap_named, n, sizeof *k->named) != 0 ||
-                   policies_grow((void **)&k->named_scratch, &k->cap_scratch, n, sizeof *k->named_scratch) != 0 ||
-                   policies_grow((void **)&k->mark, &k->cap_mark, n, 1) != 0
-               ? -1
-               : 0;
-}
-
-/* The whole queue keyed and sorted, nothing kept. */
-static int sort_afresh(struct kept_order *k, const struct cluster_view *v, uint32_t *order)
-{
-    k->valid = 0;
+    ordering_sort(k->kind, v, 0, keys, scratch, order);
+    for (uint32_t i = 0; i < v->n_queued; i++)
+        k->entry[i] = (struct kept_order_entry){keys[i].primary, keys[i].secondary, v->queue_origin + keys[i].index};
+    k->n = v->n_queued;
+    k->valid = 1;
     k->n_ranges = 0;
     k->sorted_all = 1;
-    ordering_sort(k->kind, v, 0, k->named, k->named_scratch, order);
-    return 0;
 }
 
 /* A job the record named, at place `out` of the order. */
@@ -80,31 +70,32 @@ static void put_named(struct kept_order *k, const struct ordering_key *key, uint
     order[out] = key->index;
 }
 
-int kept_order_write(struct kept_order *k, const struct cluster_view *v, uint32_t *order)
+void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct ordering_key *keys,
+                      struct ordering_key *scratch, uint32_t *order)
 {
     uint32_t n = v->n_queued;
     uint64_t origin = v->queue_origin;
     k->sorted_all = 0;
-    if (reserve(k, n) != 0) {
+    k->keyed = 0;
+    if (policies_grow((void **)&k->entry, &k->cap, n, sizeof *k->entry) != 0 ||
+        policies_grow((void **)&k->next, &k->cap_next, n, sizeof *k->next) != 0 ||
+        policies_grow((void **)&k->mark, &k->cap_mark, n, 1) != 0) {
+        /* the order is still written; only what is kept is lost */
         k->valid = 0;
-        return -1;
-    }
-    /* gaps are never shown to an ordering other than FCFS (policy.h); the
-     * order kept holds jobs only */
-    if (v->n_queue_gaps != 0)
-        return sort_afresh(k, v, order);
-    if (!k->valid) {
-        k->n = 0;
-        k->n_ranges = 1;
-        k->range[0] = origin;
-        k->range[1] = origin + n;
         k->sorted_all = 1;
+        ordering_sort(k->kind, v, 0, keys, scratch, order);
+        return;
+    }
+    if (!k->valid) {
+        sort_afresh(k, v, keys, scratch, order);
+        return;
     }
     /* the jobs at the places the record named, keyed, each once (ranges
      * may overlap), and marked */
     uint8_t *mark = k->mark;
-    memset(mark, 0, n);
-    uint32_t named = 0;
+    if (n > 0)
+        memset(mark, 0, n);
+    uint32_t n_named = 0;
     for (uint32_t r = 0; r < k->n_ranges; r++) {
         uint64_t a = k->range[2 * r] > origin ? k->range[2 * r] - origin : 0;
         uint64_t b = k->range[2 * r + 1] > origin ? k->range[2 * r + 1] - origin : 0;
@@ -112,17 +103,15 @@ int kept_order_write(struct kept_order *k, const struct cluster_view *v, uint32_
             if (mark[i])
                 continue;
             mark[i] = 1;
-            struct ordering_key key = ordering_key_of(k->kind, &v->queued[i], v->now_us, 0, (uint32_t)i);
-            if (key.primary != key.primary || key.secondary != key.secondary)
-                return sort_afresh(k, v, order); /* no total order to merge by */
-            k->named[named++] = key;
+            keys[n_named++] = ordering_key_of(k->kind, &v->queued[i], v->now_us, 0, (uint32_t)i);
         }
     }
-    k->keyed = named;
-    ordering_keys_sort(k->named, named, k->named_scratch);
+    k->keyed = n_named;
+    ordering_keys_sort(keys, n_named, scratch);
     /* One pass over the order kept: a job still waiting at a place the
      * record did not name keeps its key, and the jobs named merge in (a
-     * kept job's place in the queue orders as its coordinate). */
+     * kept job's place in the queue orders as its coordinate). The places
+     * kept are distinct and none is named, so at most n come out. */
     uint32_t out = 0, j = 0;
     for (uint32_t i = 0; i < k->n; i++) {
         const struct kept_order_entry *e = &k->entry[i];
@@ -130,25 +119,27 @@ int kept_order_write(struct kept_order *k, const struct cluster_view *v, uint32_
         if (at >= n || mark[at])
             continue;
         struct ordering_key key = {e->primary, e->secondary, (uint32_t)at};
-        for (; j < named && ordering_key_before(&k->named[j], &key) && out < n; j++)
-            put_named(k, &k->named[j], origin, order, out++);
-        if (out == n)
-            return sort_afresh(k, v, order); /* more than the queue holds: the record did not hold */
+        for (; j < n_named && ordering_key_before(&keys[j], &key); j++)
+            put_named(k, &keys[j], origin, order, out++);
         k->next[out] = *e;
         order[out++] = (uint32_t)at;
     }
-    if (out + (named - j) != n)
-        return sort_afresh(k, v, order); /* jobs missing: the record did not hold */
-    for (; j < named; j++)
-        put_named(k, &k->named[j], origin, order, out++);
-    struct kept_order_entry *t = k->entry; /* the order written is kept; the old one is the next's room */
+    for (; j < n_named; j++)
+        put_named(k, &keys[j], origin, order, out++);
+    if (out != n) {
+        /* places neither kept nor named: a job the record did not name
+         * joined the queue (the record did not hold) */
+        sort_afresh(k, v, keys, scratch, order);
+        return;
+    }
+    /* the order written is kept; the old one is the next's room (their
+     * capacities differ after a failed growth) */
+    struct kept_order_entry *t = k->entry;
     uint32_t cap = k->cap;
     k->entry = k->next;
     k->cap = k->cap_next;
     k->next = t;
     k->cap_next = cap;
     k->n = n;
-    k->valid = 1;
     k->n_ranges = 0;
-    return 0;
 }

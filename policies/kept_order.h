@@ -1,17 +1,18 @@
-/* kept_order: the priority order of a queue ordering whose keys never
- * change while a job waits (SJF, F1: policies/ordering.h), kept from pass
- * to pass through the host's record of the queue (policy.h, ABI 4,
- * queue_tracked) instead of computed and sorted afresh: a pass keys and
- * sorts only the jobs the record names, and merges them into the order
- * kept, with the jobs that left taken out.
+/* kept_order: the priority order of SJF or F1 (policies/ordering.h),
+ * whose keys never change while a job waits, kept from pass to pass
+ * through the host's record of the queue (policy.h, ABI 4, queue_tracked)
+ * instead of computed and sorted afresh: a pass keys and sorts only the
+ * jobs the record names, and merges them into the order kept, with the
+ * jobs that left taken out.
  *
- * The order written is ordering_sort's, entry for entry: keys without a
- * NaN order the jobs totally (policies/ordering.h, ordering_key_before),
- * a job's place in the queue orders as its coordinate does, and a job
- * outside the record's ranges is the same job with the same fields, so
- * its key is the one kept. Anything the record cannot vouch for (an
- * untracked view, gaps, a NaN, more ranges between two passes than are
- * kept, a count that does not add up) sorts the whole queue afresh.
+ * The order written is ordering_sort's, entry for entry: their keys are
+ * finite (integer fields, log10 of positive numbers), so they order the
+ * jobs totally (ordering_key_before); a job's place in the queue orders as
+ * its coordinate does; and a job outside the record's ranges is the same
+ * job with the same fields, so its key is the one kept. Anything the
+ * record cannot vouch for (an untracked view, more ranges between two
+ * writes than are kept, a count that does not add up) sorts the whole
+ * queue afresh, and keeps that.
  *
  * Why: an SJF pass sorted every waiting job (HPC2N's sjf+easy replay spent
  * 58% of its instructions there), so a replay whose queue grows with the
@@ -42,9 +43,7 @@ struct kept_order {
     int valid;
     uint64_t range[2 * KEPT_ORDER_RANGES];
     uint32_t n_ranges;
-    /* scratch: the jobs named, keyed and sorted; a mark per job waiting */
-    struct ordering_key *named, *named_scratch;
-    uint32_t cap_named, cap_scratch;
+    /* scratch: a mark per job waiting */
     uint8_t *mark;
     uint32_t cap_mark;
     /* the last write sorted the whole queue, or keyed `keyed` jobs the
@@ -60,8 +59,11 @@ void kept_order_release(struct kept_order *k);
  * the previous call. */
 void kept_order_note(struct kept_order *k, const struct cluster_view *v);
 /* Writes into order[0..n_queued) the queue indices in priority order, as
- * ordering_sort would. Returns 0, or -1 out of memory (the next write
- * then sorts afresh). */
-int kept_order_write(struct kept_order *k, const struct cluster_view *v, uint32_t *order);
+ * ordering_sort would (gaps too, which no host shows an ordering other
+ * than FCFS), with keys[] and scratch[] (n_queued entries each) as
+ * scratch. Out of memory it still writes the order, by ordering_sort, and
+ * keeps nothing. */
+void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct ordering_key *keys,
+                     struct ordering_key *scratch, uint32_t *order);
 
 #endif

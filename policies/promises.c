@@ -740,7 +740,8 @@ static int record_resumed(struct promises *pm)
 {
     uint32_t n = pm->n_rec + pm->n_fresh;
     if (pm->ranked && pm->n_fresh > 1) { /* made in priority order: the record wants queue order */
-        if (policies_grow((void **)&pm->fresh_scratch, &pm->cap_fresh_scratch, pm->n_fresh, sizeof *pm->fresh_scratch) != 0)
+        if (policies_grow((void **)&pm->fresh_scratch, &pm->cap_fresh_scratch, pm->n_fresh,
+                          sizeof *pm->fresh_scratch) != 0)
             return -1;
         sort_by_queue(pm->fresh, pm->n_fresh, pm->fresh_scratch);
     }
@@ -867,7 +868,8 @@ int promises_end(struct promises *pm, const struct cluster_view *v, int64_t free
     /* the base: the view's releases and the pass's starts, merged */
     uint32_t n = v->n_running + pm->n_started;
     if (promises_read_base(pm, v) != 0 || policies_grow((void **)&pm->rel, &pm->cap_rel, n, sizeof *pm->rel) != 0 ||
-        policies_grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started, sizeof *pm->started_scratch) != 0 ||
+        policies_grow((void **)&pm->started_scratch, &pm->cap_started_scratch, pm->n_started,
+                      sizeof *pm->started_scratch) != 0 ||
         (pm->kept ? record_resumed(pm) : record_rebuilt(pm)) != 0) {
         pm->valid = 0;
         return -1;

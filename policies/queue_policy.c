@@ -42,8 +42,8 @@ struct queue_policy {
     struct promises promises;
     struct queue_index index; /* EASY under FCFS only (indexed) */
     int indexed;
-    /* a classic ordering whose keys never change while a job waits, FCFS
-     * aside (its order is the queue's): SJF, F1 */
+    /* a classic SJF or F1, whose keys never change while a job waits
+     * (FCFS's order is the queue's own) */
     struct kept_order kept;
     int keeps_order;
     struct backfill_pass pass;
@@ -255,7 +255,7 @@ static int queue_policy_create(const char *params, void **state, char *err, size
     /* the walk the index serves: EASY's in arrival order (the identity
      * order decide() keeps for a classic FCFS), without hooks */
     q->indexed = q->mode == BACKFILL_EASY && classic(q) && q->ordering == ORDERING_FCFS;
-    q->keeps_order = classic(q) && q->ordering != ORDERING_FCFS && !ordering_depends_on_time(q->ordering);
+    q->keeps_order = classic(q) && (q->ordering == ORDERING_SJF || q->ordering == ORDERING_F1);
     kept_order_init(&q->kept, q->ordering);
     q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
@@ -405,8 +405,7 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
             q->order[q->identity_len] = q->identity_len;
     } else if (q->keeps_order) {
         q->identity_len = 0;
-        if (kept_order_write(&q->kept, view, q->order) != 0)
-            return -1;
+        kept_order_write(&q->kept, view, q->keys, q->keys_scratch, q->order);
     } else if (classic(q)) {
         q->identity_len = 0;
         ordering_sort(q->ordering, view, 0, q->keys, q->keys_scratch, q->order);
