@@ -194,7 +194,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
     return CLI_OK;
 }
 
-/* Nodes and slots per node from the options, else the trace header. */
 /* The machine --nodes/--slots or the trace's header gives: 1 when one of
  * them does (the jobs are not needed then, so a replay may start before
  * they are read: replay_fed). */
@@ -209,6 +208,8 @@ static int shape_given(const struct replay_args *a, const struct workload_meta *
     return cluster_shape_from_meta(meta, 0, nodes, slots) == CLUSTER_SHAPE_HEADER;
 }
 
+/* Nodes and slots per node from the options, else the trace header, else
+ * guessed from the largest job. */
 static int resolve_shape(const struct replay_args *a, const struct workload *w, int64_t *nodes, int64_t *slots)
 {
     if (shape_given(a, &w->meta, nodes, slots))

@@ -77,9 +77,10 @@ MERGE_SORT_DEFINE(merge_keys, struct ordering_key, ordering_key_before)
 #define RADIX_MIN_KEYS 512u
 
 /* The radix sort applies when it gives the merge sort's order: without a
- * NaN, ordering_key_before is a total order and == groups exactly the keys whose
- * images are equal. (The order the keys come in does not matter: every
- * run of equal primaries is sorted by ordering_key_before whole.) */
+ * NaN, ordering_key_before is a total order and == groups exactly the
+ * keys whose images are equal. (The order the keys come in does not
+ * matter: every run of equal primaries is sorted by ordering_key_before
+ * whole.) */
 static int radix_applies(const struct ordering_key *keys, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
