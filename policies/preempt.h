@@ -49,6 +49,10 @@ struct preempt {
     /* per pass */
     struct preempt_victim *victims, *victims_scratch; /* scratch: the sort's */
     uint32_t n_victims, cap_victims;
+    /* the victims' up_slots read and the victims sorted (lowest tier
+     * first), else victims[lowest] is the one the sort puts first */
+    int ready;
+    uint32_t lowest;
     uint32_t first_open; /* victims[0..first_open) are taken or free nothing */
     uint32_t *chosen; /* scratch: victims picked for one job */
     uint8_t *taken; /* per running index: preempted this pass */
