@@ -5,10 +5,11 @@
 
 #include "policies/grow.h"
 
-void kept_order_init(struct kept_order *k, enum ordering_kind kind)
+void kept_order_init(struct kept_order *k, kept_order_key_fn key, const void *ctx)
 {
     memset(k, 0, sizeof *k);
-    k->kind = kind;
+    k->key = key;
+    k->ctx = ctx;
 }
 
 void kept_order_release(struct kept_order *k)
@@ -18,7 +19,7 @@ void kept_order_release(struct kept_order *k)
     free(k->entry);
     free(k->next);
     free(k->mark);
-    kept_order_init(k, k->kind);
+    kept_order_init(k, k->key, k->ctx);
 }
 
 void kept_order_note(struct kept_order *k, const struct cluster_view *v)
@@ -49,11 +50,22 @@ void kept_order_note(struct kept_order *k, const struct cluster_view *v)
     }
 }
 
+/* The whole queue keyed and sorted into order[], the keys sorted left in keys[]. */
+static void sort_all(const struct kept_order *k, const struct cluster_view *v, struct ordering_key *keys,
+                     struct ordering_key *scratch, uint32_t *order)
+{
+    for (uint32_t i = 0; i < v->n_queued; i++)
+        keys[i] = k->key(k->ctx, &v->queued[i], v->now_us, i);
+    ordering_keys_sort(keys, v->n_queued, scratch);
+    for (uint32_t i = 0; i < v->n_queued; i++)
+        order[i] = keys[i].index;
+}
+
 /* The whole queue keyed and sorted, and kept from the keys sorted. */
 static void sort_afresh(struct kept_order *k, const struct cluster_view *v, struct ordering_key *keys,
                         struct ordering_key *scratch, uint32_t *order)
 {
-    ordering_sort(k->kind, v, 0, keys, scratch, order);
+    sort_all(k, v, keys, scratch, order);
     for (uint32_t i = 0; i < v->n_queued; i++)
         k->entry[i] = (struct kept_order_entry){keys[i].primary, keys[i].secondary, v->queue_origin + keys[i].index};
     k->n = v->n_queued;
@@ -83,7 +95,7 @@ void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct
         /* the order is still written; only what is kept is lost */
         k->valid = 0;
         k->sorted_all = 1;
-        ordering_sort(k->kind, v, 0, keys, scratch, order);
+        sort_all(k, v, keys, scratch, order);
         return;
     }
     if (!k->valid) {
@@ -103,7 +115,7 @@ void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct
             if (mark[i])
                 continue;
             mark[i] = 1;
-            keys[n_named++] = ordering_key_of(k->kind, &v->queued[i], v->now_us, 0, (uint32_t)i);
+            keys[n_named++] = k->key(k->ctx, &v->queued[i], v->now_us, (uint32_t)i);
         }
     }
     k->keyed = n_named;

@@ -32,7 +32,6 @@ struct queue_policy {
 
     struct ordering_key *keys, *keys_scratch;
     uint32_t *order;
-    double *tier_queued;
     uint32_t cap;
     double *tier_running;
     uint32_t cap_running;
@@ -42,8 +41,8 @@ struct queue_policy {
     struct promises promises;
     struct queue_index index; /* EASY under FCFS only (indexed) */
     int indexed;
-    /* a classic SJF or F1, whose keys never change while a job waits
-     * (FCFS's order is the queue's own) */
+    /* an order whose keys never change while a job waits (keeps_order;
+     * a classic FCFS's is the queue's own) */
     struct kept_order kept;
     int keeps_order;
     struct backfill_pass pass;
@@ -55,6 +54,43 @@ static void queue_policy_destroy(void *state);
 static int classic(const struct queue_policy *q)
 {
     return q->rank == RANK_CLASSIC && !q->quota && !q->preempting;
+}
+
+/* ---- a waiting job's key and tier ---- */
+
+/* The key of a waiting job in the pass's order (but multifactor's, which
+ * multifactor_keys gives for the whole queue). */
+static struct ordering_key queued_key(const void *ctx, const struct policy_job *job, int64_t now_us, uint32_t index)
+{
+    const struct queue_policy *q = ctx;
+    switch (q->rank) {
+    case RANK_TIRESIAS:
+        return tiresias_key(&q->tiresias, job, now_us, index);
+    case RANK_SRTF:
+        return srtf_key(job, index);
+    case RANK_CLASSIC:
+    case RANK_MULTIFACTOR:
+        break;
+    }
+    return ordering_key_of(q->ordering, job, now_us, 0, index);
+}
+
+/* The tier of a waiting job (policies/preempt.h), asked when a pass would
+ * preempt for it: a pass that keeps its order reads only the jobs the
+ * host's record names, so it fills no array of every job's tier. */
+static double queued_tier(const struct queue_policy *q, const struct cluster_view *v, const struct policy_job *job)
+{
+    switch (q->rank) {
+    case RANK_TIRESIAS:
+        return -(double)tiresias_queue(&q->tiresias, (double)job->attained_us, v->now_us - job->submit_us,
+                                       job->slots);
+    case RANK_SRTF:
+        return srtf_tier(job, (double)job->attained_us);
+    case RANK_CLASSIC:
+    case RANK_MULTIFACTOR:
+        break;
+    }
+    return preempt_tier_of(&q->preempt, job);
 }
 
 /* ---- the hooks the pass calls ---- */
@@ -92,13 +128,10 @@ static void hook_account(void *ctx, const struct policy_job *job, int sign)
 static int hook_make_room(void *ctx, struct backfill_pass *pass, uint32_t qi, int64_t *free_now)
 {
     struct queue_policy *q = ctx;
-    double tier = q->tier_queued[qi];
-    if (q->quota) {
-        /* reclaiming is for a job that fits its quota now */
-        if (!quota_reclaims(q->quota) || !quota_fits(q->quota, &pass->view->queued[qi]))
-            return 1;
-        tier = 1;
-    }
+    /* under a quota, reclaiming is for a job that fits its quota now, whose tier is 1 */
+    if (q->quota && (!quota_reclaims(q->quota) || !quota_fits(q->quota, &pass->view->queued[qi])))
+        return 1;
+    double tier = q->quota ? 1 : queued_tier(q, pass->view, &pass->view->queued[qi]);
     return preempt_make_room(&q->preempt, pass, qi, tier, free_now, hook_may_take, hook_account, q);
 }
 
@@ -236,6 +269,31 @@ done:
     return rc;
 }
 
+/* Whether the pass's order may be kept from pass to pass (policies/kept_order.h):
+ * its keys never change while a job waits. FCFS's, SJF's and F1's read
+ * fixed fields (WFP3's and UNICEP's the time waited); SRTF's remaining
+ * time and Tiresias' queue read the service a job attained, which changes
+ * only while it runs (a preempted job is requeued, a change the host
+ * records), but Tiresias' starvation rule reads the time waited. A quota
+ * puts the jobs within it first, which changes with what runs. A classic
+ * FCFS needs none: its order is the queue's own. */
+static int keeps_order(const struct queue_policy *q)
+{
+    if (q->quota)
+        return 0;
+    switch (q->rank) {
+    case RANK_CLASSIC:
+        return !ordering_depends_on_time(q->ordering) && !(classic(q) && q->ordering == ORDERING_FCFS);
+    case RANK_SRTF:
+        return 1;
+    case RANK_TIRESIAS:
+        return q->tiresias.starve_factor == 0;
+    case RANK_MULTIFACTOR:
+        break;
+    }
+    return 0;
+}
+
 static int queue_policy_create(const char *params, void **state, char *err, size_t err_len)
 {
     const char *spec = params && *params ? params : "fcfs";
@@ -255,8 +313,8 @@ static int queue_policy_create(const char *params, void **state, char *err, size
     /* the walk the index serves: EASY's in arrival order (the identity
      * order decide() keeps for a classic FCFS), without hooks */
     q->indexed = q->mode == BACKFILL_EASY && classic(q) && q->ordering == ORDERING_FCFS;
-    q->keeps_order = classic(q) && (q->ordering == ORDERING_SJF || q->ordering == ORDERING_F1);
-    kept_order_init(&q->kept, q->ordering);
+    q->keeps_order = keeps_order(q);
+    kept_order_init(&q->kept, queued_key, q);
     q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
     return 0;
@@ -270,7 +328,6 @@ static void queue_policy_destroy(void *state)
     free(q->keys);
     free(q->keys_scratch);
     free(q->order);
-    free(q->tier_queued);
     free(q->tier_running);
     multifactor_free(q->mf);
     quota_free(q->quota);
@@ -305,10 +362,6 @@ static int grow_queued(struct queue_policy *q, uint32_t n)
     if (!order)
         return -1;
     q->order = order;
-    double *tq = realloc(q->tier_queued, cap * sizeof *tq);
-    if (!tq)
-        return -1;
-    q->tier_queued = tq;
     q->cap = cap;
     return 0;
 }
@@ -320,31 +373,13 @@ static double attained_now(const struct cluster_view *v, const struct policy_run
     return (double)r->job.attained_us + (ran > 0 ? (double)r->job.slots * (double)ran : 0);
 }
 
-/* Keys of every queued job into q->keys (not sorted); tiers too. */
+/* Keys of every queued job into q->keys (not sorted). */
 static int rank_queued(struct queue_policy *q, const struct cluster_view *v)
 {
-    if (q->rank == RANK_MULTIFACTOR && multifactor_keys(q->mf, v, q->keys) != 0)
-        return -1;
-    for (uint32_t i = 0; i < v->n_queued; i++) {
-        const struct policy_job *j = &v->queued[i];
-        switch (q->rank) {
-        case RANK_CLASSIC:
-            q->keys[i] = ordering_key_of(q->ordering, j, v->now_us, 0, i);
-            q->tier_queued[i] = preempt_tier_of(&q->preempt, j);
-            break;
-        case RANK_MULTIFACTOR:
-            q->tier_queued[i] = preempt_tier_of(&q->preempt, j);
-            break;
-        case RANK_TIRESIAS:
-            q->keys[i] = tiresias_key(&q->tiresias, j, v->now_us, i);
-            q->tier_queued[i] = -q->keys[i].primary;
-            break;
-        case RANK_SRTF:
-            q->keys[i] = srtf_key(j, i);
-            q->tier_queued[i] = srtf_tier(j, (double)j->attained_us);
-            break;
-        }
-    }
+    if (q->rank == RANK_MULTIFACTOR)
+        return multifactor_keys(q->mf, v, q->keys);
+    for (uint32_t i = 0; i < v->n_queued; i++)
+        q->keys[i] = queued_key(q, &v->queued[i], v->now_us, i);
     return 0;
 }
 
@@ -403,16 +438,16 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
          * so a pass does not pay for the length of the queue. */
         for (; q->identity_len < view->n_queued; q->identity_len++)
             q->order[q->identity_len] = q->identity_len;
-    } else if (q->keeps_order) {
-        q->identity_len = 0;
-        kept_order_write(&q->kept, view, q->keys, q->keys_scratch, q->order);
-    } else if (classic(q)) {
-        q->identity_len = 0;
-        ordering_sort(q->ordering, view, 0, q->keys, q->keys_scratch, q->order);
     } else {
         q->identity_len = 0;
-        if (rank_queued(q, view) != 0)
+        if (q->keeps_order)
+            kept_order_write(&q->kept, view, q->keys, q->keys_scratch, q->order);
+        else if (classic(q))
+            ordering_sort(q->ordering, view, 0, q->keys, q->keys_scratch, q->order);
+        else if (rank_queued(q, view) != 0)
             return -1;
+    }
+    if (!classic(q)) {
         if (q->preempting && rank_running(q, view) != 0)
             return -1;
         if (q->quota) {
@@ -431,7 +466,7 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
             ordering_keys_sort(q->keys + fit, rest, q->keys_scratch);
             for (uint32_t i = 0; i < view->n_queued; i++)
                 q->order[i] = q->keys[i].index;
-        } else {
+        } else if (!q->keeps_order) {
             ordering_keys_sort(q->keys, view->n_queued, q->keys_scratch);
             for (uint32_t i = 0; i < view->n_queued; i++)
                 q->order[i] = q->keys[i].index;

@@ -116,12 +116,19 @@ static void test_next_equals_scan(void)
     next_equals_scan(0, QUEUE_INDEX_SCAN_BELOW);
 }
 
-/* The most gaps (policy_job.gap) a replay's views held. */
-static void most_gaps(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
+/* What a replay's passes saw and did: the most gaps (policy_job.gap) a
+ * view held, and the jobs preempted (each requeued, a change the host
+ * records). */
+struct replay_seen {
+    uint32_t gaps, preempted;
+};
+
+static void note_pass(void *ctx, const struct cluster_view *v, const struct policy_decisions *d)
 {
-    (void)d;
-    uint32_t *most = ctx;
-    *most = v->n_queue_gaps > *most ? v->n_queue_gaps : *most;
+    struct replay_seen *seen = ctx;
+    seen->gaps = v->n_queue_gaps > seen->gaps ? v->n_queue_gaps : seen->gaps;
+    for (uint32_t i = 0; i < d->n; i++)
+        seen->preempted += d->items[i].kind == POLICY_PREEMPT;
 }
 
 /* Whole replays under the policies the index serves, and the others that
@@ -129,23 +136,42 @@ static void most_gaps(void *ctx, const struct cluster_view *v, const struct poli
  * every gap closed at once (the queue as a policy that reads no gaps sees
  * it): the same start for every job, and the first run did leave gaps
  * open (conservative's promises read the record and the gaps too). Also
- * the orderings that keep their order through the record (SJF, F1). */
+ * the orderings that keep their order through the record (SJF, F1,
+ * SRTF, Tiresias). */
 static void test_replay_with_and_without_record(void)
 {
-    /* the last three read no gaps, and keep their order through the
-     * record (policies/kept_order): withheld, they sort every pass afresh */
-    const char *specs[] = {"fcfs+easy", "fcfs+easy+spread", "fcfs+easy+pack", "fcfs",
-                           "fcfs+conservative", "sjf+easy", "f1+conservative", "sjf"};
-    for (int s = 0; s < 8; s++)
+    /* from sjf+easy on they read no gaps, and keep their order through the
+     * record (policies/kept_order): withheld, they sort every pass
+     * afresh; SRTF and Tiresias preempt, and requeue the jobs they stop
+     * (sjf+easy+preempt and fcfs+easy+preempt, with no teams here, have
+     * no tiers to preempt by: they take the kept order's path for a
+     * classic ordering with hooks);
+     * Tiresias with its starvation rule (waiting 3 times what a job ran),
+     * whose keys change as jobs wait (keeping its order fails here),
+     * sorts afresh every pass either way */
+    const char *specs[] = {"fcfs+easy",
+                           "fcfs+easy+spread",
+                           "fcfs+easy+pack",
+                           "fcfs",
+                           "fcfs+conservative",
+                           "sjf+easy",
+                           "f1+conservative",
+                           "sjf",
+                           "srtf",
+                           "tiresias(thresholds_gpu_s=100;400)",
+                           "sjf+easy+preempt(team_tier=1:1)",
+                           "tiresias(thresholds_gpu_s=100;400,starve_factor=3)",
+                           "fcfs+easy+preempt(team_tier=1:1)"};
+    for (int s = 0; s < 13; s++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
             struct workload w;
             fixture_random_workload(&w, 3000, 16, 100 * seed + (uint64_t)s);
             double *a = malloc(w.n * sizeof *a), *b = malloc(w.n * sizeof *b), *c = malloc(w.n * sizeof *c);
             struct sim_options opt;
             sim_options_init(&opt);
-            uint32_t gaps = 0;
-            opt.on_pass = most_gaps;
-            opt.hook_ctx = &gaps;
+            struct replay_seen seen = {0, 0};
+            opt.on_pass = note_pass;
+            opt.hook_ctx = &seen;
             CHECK_INT(fixture_replay(&w, 4, 4, specs[s], a, &opt), 0);
             opt.on_pass = NULL;
             opt.untracked_queue = 1;
@@ -154,8 +180,10 @@ static void test_replay_with_and_without_record(void)
             opt.compact_queue = 1;
             CHECK_INT(fixture_replay(&w, 4, 4, specs[s], c, &opt), 0);
             if (!CHECK(memcmp(a, b, w.n * sizeof *a) == 0) || !CHECK(memcmp(a, c, w.n * sizeof *a) == 0) ||
-                !CHECK(s >= 5 ? gaps == 0 : s == 3 || gaps > 0))
-                printf("  %s, seed %llu (at most %u gaps)\n", specs[s], (unsigned long long)seed, gaps);
+                !CHECK(s >= 5 ? seen.gaps == 0 : s == 3 || seen.gaps > 0) ||
+                !CHECK(s == 8 || s == 9 || s == 11 ? seen.preempted > 0 : seen.preempted == 0))
+                printf("  %s, seed %llu (at most %u gaps, %u preempted)\n", specs[s], (unsigned long long)seed,
+                       seen.gaps, seen.preempted);
             free(a);
             free(b);
             free(c);
