@@ -1,21 +1,23 @@
-/* kept_order: a priority order whose keys never change while a job waits
- * (SJF's and F1's, policies/ordering.h; SRTF's remaining time and
- * Tiresias' queue without its starvation rule, whose inputs change only
- * while a job runs), kept from pass to pass through the host's record of
- * the queue (policy.h, ABI 4, queue_tracked) instead of computed and
- * sorted afresh: a pass keys and sorts only the jobs the record names, and
- * merges them into the order kept, with the jobs that left taken out.
+/* kept_order: a priority order whose keys never change while a job waits,
+ * kept from pass to pass through the host's record of the queue
+ * (policy.h, ABI 4, queue_tracked) instead of computed and sorted afresh:
+ * a pass keys and sorts only the jobs the record names, and merges them
+ * into the order kept, with the jobs that left taken out. Such orders are
+ * SJF's and F1's (policies/ordering.h), FCFS's where hooks take a pass
+ * off the queue's own order, SRTF's remaining time and Tiresias' queue
+ * without its starvation rule (their inputs change only while a job
+ * runs).
  *
  * The order written is a fresh sort's (every job keyed, then
- * ordering_keys_sort), entry for entry: the keys must be finite (SJF and
- * F1: integer fields, log10 of positive numbers; SRTF: a clamped
- * difference of integers; Tiresias: a queue number and the submit time),
- * so they order the jobs totally (ordering_key_before); a job's place in
- * the queue orders as its coordinate does; and a job outside the record's
- * ranges is the same job with the same fields, so its key is the one
- * kept. Anything the record cannot vouch for (an untracked view, more
- * ranges between two writes than are kept, a count that does not add up)
- * sorts the whole queue afresh, and keeps that.
+ * ordering_keys_sort), entry for entry. The keys must be finite (SJF and
+ * F1: integer fields, log10 of positive numbers; SRTF: the estimate less
+ * the service per slot, clamped at 0; Tiresias: a queue number and the
+ * submit time), so they order the jobs totally (ordering_key_before); a
+ * job's place in the queue orders as its coordinate does; and a job
+ * outside the record's ranges is the same job with the same fields, so
+ * its key is the one kept. Anything the record cannot vouch for (an
+ * untracked view, more ranges between two writes than are kept, a count
+ * that does not add up) sorts the whole queue afresh, and keeps that.
  *
  * Why: an SJF pass sorted every waiting job (HPC2N's sjf+easy replay spent
  * 58% of its instructions there), so a replay whose queue grows with the

@@ -36,7 +36,7 @@ struct preempt_victim {
     int64_t start_us;
     int64_t id;
     uint32_t running; /* index into view.running */
-    int32_t up_slots; /* slots on up nodes: what preempting it frees */
+    int32_t up_slots; /* slots on up nodes: what preempting it frees (read once `ready`) */
 };
 
 struct preempt {

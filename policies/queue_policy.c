@@ -58,8 +58,9 @@ static int classic(const struct queue_policy *q)
 
 /* ---- a waiting job's key and tier ---- */
 
-/* The key of a waiting job in the pass's order (but multifactor's, which
- * multifactor_keys gives for the whole queue). */
+/* The key of a waiting job in the pass's order; never asked under
+ * multifactor, whose keys multifactor_keys gives for the whole queue
+ * every pass (rank_queued; keeps_order is 0 for it). */
 static struct ordering_key queued_key(const void *ctx, const struct policy_job *job, int64_t now_us, uint32_t index)
 {
     const struct queue_policy *q = ctx;

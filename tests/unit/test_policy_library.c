@@ -221,6 +221,97 @@ static void test_tiresias_and_srtf(void)
     check_schedule(s, 2, 1, 1, "srtf(margin=5)", (double[]){0, 100}, (double[]){100, 120}, (int[]){0, 0});
 }
 
+/* One pass of a fresh instance of spec over view v, into out (room for 4
+ * decisions): 0, or -1 (the failure checked and said). */
+static int decide_once(const char *spec, const struct cluster_view *v, struct policy_decisions *out)
+{
+    const struct policy_ops *ops;
+    void *st;
+    char msg[256];
+    if (!CHECK_INT(policy_registry_create(spec, &ops, &st, msg, sizeof msg), 0))
+        return -1;
+    int rc = CHECK_INT(ops->decide(st, v, out), 0) ? 0 : -1;
+    ops->destroy(st);
+    return rc;
+}
+
+/* The PREEMPTs a policy decides on one view at t = 1000 s: one node of
+ * one slot, held by R (started at r_start_s for r_estimate_s, no service
+ * before), and Q waiting (submitted at q_submit_s, asking 100 s, with
+ * q_attained_s of service from an attempt before it was requeued). A
+ * waiting job's tier is taken only when a pass would preempt for it
+ * (queue_policy's queued_tier), so this reads it where it is used. */
+static int preempts_on_view(const char *spec, double r_start_s, double r_estimate_s, double q_submit_s,
+                            double q_attained_s)
+{
+    struct policy_node node = {0, POLICY_NODE_UP, 1, 0, 0, 0, 0, 0, 0, 0};
+    struct policy_running r = {.job = {.id = 1, .estimate_us = llround(r_estimate_s * 1e6), .slots = 1, .user = -1,
+                                       .team = -1, .reserved_us = -1},
+                               .start_us = llround(r_start_s * 1e6),
+                               .expected_end_us = llround((r_start_s + r_estimate_s) * 1e6),
+                               .alloc_count = 1};
+    struct policy_alloc alloc = {0, 1, 0, 0};
+    struct policy_job q = {.id = 2, .submit_us = llround(q_submit_s * 1e6), .estimate_us = 100000000, .slots = 1,
+                           .user = -1, .team = -1, .reserved_us = -1, .attained_us = llround(q_attained_s * 1e6),
+                           .preemptions = 1};
+    uint32_t by_end = 0;
+    struct cluster_view v = {.now_us = 1000000000, .nodes = &node, .n_nodes = 1, .running = &r, .n_running = 1,
+                             .running_by_end = &by_end, .allocs = &alloc, .queued = &q, .n_queued = 1,
+                             .total_slots = 1};
+    struct policy_alloc allocs[4];
+    struct policy_decision items[4];
+    struct policy_decisions out = {items, 0, 4, allocs, 0, 4};
+    if (decide_once(spec, &v, &out) != 0)
+        return -1;
+    int preempts = 0;
+    for (uint32_t i = 0; i < out.n; i++)
+        preempts += items[i].kind == POLICY_PREEMPT;
+    return preempts;
+}
+
+/* The job SRTF starts on one free slot with two waiting: Q1 asks 100 s
+ * and ran 60 before it was requeued (40 s left), Q2 asks 50 s and never
+ * ran. SRTF orders them by what is left (Q1 first), where SJF would take
+ * the shorter request (Q2). */
+static void test_srtf_orders_by_remaining(void)
+{
+    struct policy_node node = {0, POLICY_NODE_UP, 1, 1, 0, 0, 0, 0, 0, 0};
+    uint32_t with_free = 0;
+    struct policy_job q[2] = {{.id = 2, .estimate_us = 100000000, .slots = 1, .user = -1, .team = -1,
+                               .reserved_us = -1, .attained_us = 60000000, .preemptions = 1},
+                              {.id = 3, .submit_us = 1, .estimate_us = 50000000, .slots = 1, .user = -1,
+                               .team = -1, .reserved_us = -1}};
+    struct cluster_view v = {.now_us = 1000000000, .nodes = &node, .n_nodes = 1, .nodes_with_free = &with_free,
+                             .n_nodes_with_free = 1, .queued = q, .n_queued = 2, .total_slots = 1, .free_slots = 1};
+    const char *specs[] = {"srtf", "sjf"};
+    const int64_t want[] = {2, 3};
+    for (int k = 0; k < 2; k++) {
+        struct policy_alloc allocs[4];
+        struct policy_decision items[4];
+        struct policy_decisions out = {items, 0, 4, allocs, 0, 4};
+        if (decide_once(specs[k], &v, &out) == 0 && CHECK_INT(out.n, 1))
+            CHECK_INT(items[0].job_id, want[k]);
+    }
+}
+
+/* SRTF reads a waiting job's remaining time net of the service it
+ * attained: Q asks 100 s and ran 50 (50 s left), R has 80 s left (it ran
+ * 10 of 90), more than 1.1 x 50, so Q preempts R; by its request alone
+ * (100 s) it would not, nor with 20 s of service (80 s left). Tiresias
+ * (one threshold, 50 GPU-s): R has attained 60 GPU-s (queue 1), and so
+ * has Q, which has waited 200 s since its submit: with starve_factor 2
+ * (over 2 x 60 s) it starved back to queue 0 and preempts R; with 5 (300
+ * s) it has not, and does not. */
+static void test_waiting_tier(void)
+{
+    CHECK_INT(preempts_on_view("srtf", 990, 90, 0, 50), 1);
+    CHECK_INT(preempts_on_view("srtf", 990, 90, 0, 20), 0);
+    CHECK_INT(preempts_on_view("srtf", 990, 90, 0, 0), 0);
+    CHECK_INT(preempts_on_view("tiresias(thresholds_gpu_s=50,starve_factor=2)", 940, 1000, 800, 60), 1);
+    CHECK_INT(preempts_on_view("tiresias(thresholds_gpu_s=50,starve_factor=5)", 940, 1000, 800, 60), 0);
+    CHECK_INT(preempts_on_view("tiresias(thresholds_gpu_s=50)", 940, 1000, 800, 60), 0);
+}
+
 /* Placement strategies on one view: nodes 0..3 with 2, 8, 5, 3 free of 8. */
 static void test_placement_strategies(void)
 {
@@ -395,6 +486,10 @@ void suite_policy_library(void)
     test_run("policy library quota borrow and reclaim", test_quota_schedule);
     test_run("policy library preemption tiers and limit", test_preemption_schedule);
     test_run("policy library tiresias and srtf", test_tiresias_and_srtf);
+    test_run("policy library: a waiting job's tier, SRTF's net of its service, Tiresias' after starving",
+             test_waiting_tier);
+    test_run("policy library: SRTF orders the waiting by what is left of them, not by their requests",
+             test_srtf_orders_by_remaining);
     test_run("policy library placement strategies", test_placement_strategies);
     test_run("policy library pack beats first-fit on a real trace", test_pack_beats_first_fit_on_real_trace);
     test_run("policy library spec errors", test_spec_errors);
