@@ -56,9 +56,7 @@ static void sort_all(const struct kept_order *k, const struct cluster_view *v, s
 {
     for (uint32_t i = 0; i < v->n_queued; i++)
         keys[i] = k->key(k->ctx, &v->queued[i], v->now_us, i);
-    ordering_keys_sort(keys, v->n_queued, scratch);
-    for (uint32_t i = 0; i < v->n_queued; i++)
-        order[i] = keys[i].index;
+    ordering_keys_order(keys, v->n_queued, scratch, order);
 }
 
 /* The whole queue keyed and sorted, and kept from the keys sorted. */

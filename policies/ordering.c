@@ -131,6 +131,13 @@ void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_k
         merge_keys(keys, n, scratch);
 }
 
+void ordering_keys_order(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch, uint32_t *order)
+{
+    ordering_keys_sort(keys, n, scratch);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = keys[i].index;
+}
+
 void ordering_sort(enum ordering_kind kind, const struct cluster_view *view, int compat_wait,
                    struct ordering_key *keys, struct ordering_key *scratch, uint32_t *order)
 {
@@ -143,7 +150,5 @@ void ordering_sort(enum ordering_kind kind, const struct cluster_view *view, int
     }
     for (uint32_t i = 0; i < n; i++)
         keys[i] = ordering_key_of(kind, &view->queued[i], view->now_us, compat_wait, i);
-    ordering_keys_sort(keys, n, scratch);
-    for (uint32_t i = 0; i < n; i++)
-        order[i] = keys[i].index;
+    ordering_keys_order(keys, n, scratch, order);
 }

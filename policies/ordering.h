@@ -54,6 +54,9 @@ int ordering_key_compare(const struct ordering_key *a, const struct ordering_key
  * (policies/merge_sort.h: qsort was half of an SJF replay of HPC2N) for
  * the rest. */
 void ordering_keys_sort(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch);
+/* Sorts keys[0..n) (ordering_keys_sort) and writes their indices, in that
+ * order, into order[0..n). */
+void ordering_keys_order(struct ordering_key *keys, uint32_t n, struct ordering_key *scratch, uint32_t *order);
 
 /* Writes into order[0..n_queued) the queue indices in priority order, using
  * keys[] and scratch[] (n_queued entries each) as scratch. FCFS needs no

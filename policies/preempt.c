@@ -167,6 +167,7 @@ static void make_ready(struct preempt *pr, const struct cluster_view *view)
     if (pr->n_victims > 1)
         sort_victims(pr->victims, pr->n_victims, pr->victims_scratch);
     pr->ready = 1;
+    pr->lowest = 0;
 }
 
 int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t qi, double job_tier,
@@ -176,7 +177,7 @@ int preempt_make_room(struct preempt *pr, struct backfill_pass *pass, uint32_t q
     const struct cluster_view *v = pass->view;
     const struct policy_job *job = &v->queued[qi];
     struct policy_decisions *out = pass->out;
-    if (pr->n_victims == 0 || pr->victims[pr->ready ? 0 : pr->lowest].tier + pr->margin >= job_tier)
+    if (pr->n_victims == 0 || pr->victims[pr->lowest].tier + pr->margin >= job_tier)
         return 1;
     if (job_tier <= pr->fail_tier && job->slots >= pr->fail_slots)
         return 1;

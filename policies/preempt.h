@@ -50,7 +50,8 @@ struct preempt {
     struct preempt_victim *victims, *victims_scratch; /* scratch: the sort's */
     uint32_t n_victims, cap_victims;
     /* the victims' up_slots read and the victims sorted (lowest tier
-     * first), else victims[lowest] is the one the sort puts first */
+     * first); victims[lowest] is the one the sort puts first, sorted or
+     * not */
     int ready;
     uint32_t lowest;
     uint32_t first_open; /* victims[0..first_open) are taken or free nothing */

@@ -83,8 +83,7 @@ static double queued_tier(const struct queue_policy *q, const struct cluster_vie
 {
     switch (q->rank) {
     case RANK_TIRESIAS:
-        return -(double)tiresias_queue(&q->tiresias, (double)job->attained_us, v->now_us - job->submit_us,
-                                       job->slots);
+        return -tiresias_key(&q->tiresias, job, v->now_us, 0).primary; /* its queue: lower goes first */
     case RANK_SRTF:
         return srtf_tier(job, (double)job->attained_us);
     case RANK_CLASSIC:
@@ -412,6 +411,26 @@ static int rank_running(struct queue_policy *q, const struct cluster_view *v)
     return 0;
 }
 
+/* Under a quota, the order: the jobs within their quota first, each part
+ * in key order (q->keys holds every waiting job's, unsorted). Returns 0 or
+ * -1 (memory). */
+static int order_by_quota(struct queue_policy *q, const struct cluster_view *view)
+{
+    if (quota_begin(q->quota, view, q->preempting ? q->tier_running : NULL) != 0)
+        return -1;
+    uint32_t fit = 0, rest = 0;
+    for (uint32_t i = 0; i < view->n_queued; i++) {
+        if (quota_fits(q->quota, &view->queued[q->keys[i].index]))
+            q->keys[fit++] = q->keys[i];
+        else
+            q->keys_scratch[rest++] = q->keys[i];
+    }
+    memcpy(q->keys + fit, q->keys_scratch, rest * sizeof *q->keys);
+    ordering_keys_order(q->keys, fit, q->keys_scratch, q->order);
+    ordering_keys_order(q->keys + fit, rest, q->keys_scratch, q->order + fit);
+    return 0;
+}
+
 static int queue_policy_decide(void *state, const struct cluster_view *view, struct policy_decisions *out)
 {
     struct queue_policy *q = state;
@@ -447,34 +466,16 @@ static int queue_policy_decide(void *state, const struct cluster_view *view, str
             ordering_sort(q->ordering, view, 0, q->keys, q->keys_scratch, q->order);
         else if (rank_queued(q, view) != 0)
             return -1;
+        else if (!q->quota)
+            ordering_keys_order(q->keys, view->n_queued, q->keys_scratch, q->order);
     }
-    if (!classic(q)) {
-        if (q->preempting && rank_running(q, view) != 0)
-            return -1;
-        if (q->quota) {
-            if (quota_begin(q->quota, view, q->preempting ? q->tier_running : NULL) != 0)
-                return -1;
-            /* the jobs within their quota first, each part in key order */
-            uint32_t fit = 0, rest = 0;
-            for (uint32_t i = 0; i < view->n_queued; i++) {
-                if (quota_fits(q->quota, &view->queued[q->keys[i].index]))
-                    q->keys[fit++] = q->keys[i];
-                else
-                    q->keys_scratch[rest++] = q->keys[i];
-            }
-            memcpy(q->keys + fit, q->keys_scratch, rest * sizeof *q->keys);
-            ordering_keys_sort(q->keys, fit, q->keys_scratch);
-            ordering_keys_sort(q->keys + fit, rest, q->keys_scratch);
-            for (uint32_t i = 0; i < view->n_queued; i++)
-                q->order[i] = q->keys[i].index;
-        } else if (!q->keeps_order) {
-            ordering_keys_sort(q->keys, view->n_queued, q->keys_scratch);
-            for (uint32_t i = 0; i < view->n_queued; i++)
-                q->order[i] = q->keys[i].index;
-        }
-        if (q->preempting && preempt_begin(&q->preempt, view, q->tier_running) != 0)
-            return -1;
-    }
+    /* what the hooks read (a classic pass has none) */
+    if (q->preempting && rank_running(q, view) != 0)
+        return -1;
+    if (q->quota && order_by_quota(q, view) != 0) /* it reads the running jobs' tiers */
+        return -1;
+    if (q->preempting && preempt_begin(&q->preempt, view, q->tier_running) != 0)
+        return -1;
     q->pass.view = view;
     q->pass.order = q->order;
     q->pass.out = out;

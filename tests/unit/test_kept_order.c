@@ -19,14 +19,14 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/test.h"
 
-/* An order under test: its key, and for SJF and F1 the ordering whose
- * ordering_sort the test compares with (FCFS for the others: their keys
- * sorted by ordering_keys_sort, as the policy sorted them every pass). */
+/* An order under test: its key (for SJF and F1 classic_key, whose ctx
+ * names the ordering: the test compares with its ordering_sort; the
+ * others' keys sorted by ordering_keys_sort, as the policy sorted them
+ * every pass). */
 struct tested {
     const char *name;
     kept_order_key_fn key;
     const void *ctx;
-    enum ordering_kind kind;
 };
 
 static struct ordering_key classic_key(const void *ctx, const struct policy_job *job, int64_t now_us,
@@ -52,10 +52,10 @@ static struct ordering_key tiresias_order_key(const void *ctx, const struct poli
 static const enum ordering_kind sjf = ORDERING_SJF, f1 = ORDERING_F1;
 /* thresholds the model queue's attained service crosses (up to 400 us a slot) */
 static const struct tiresias three_queues = {{100, 2000}, 2, 0};
-static const struct tested tested_sjf = {"SJF", classic_key, &sjf, ORDERING_SJF};
-static const struct tested tested_f1 = {"F1", classic_key, &f1, ORDERING_F1};
-static const struct tested tested_srtf = {"SRTF", srtf_order_key, NULL, ORDERING_FCFS};
-static const struct tested tested_tiresias = {"Tiresias", tiresias_order_key, &three_queues, ORDERING_FCFS};
+static const struct tested tested_sjf = {"SJF", classic_key, &sjf};
+static const struct tested tested_f1 = {"F1", classic_key, &f1};
+static const struct tested tested_srtf = {"SRTF", srtf_order_key, NULL};
+static const struct tested tested_tiresias = {"Tiresias", tiresias_order_key, &three_queues};
 
 static uint32_t want[MODEL_QUEUE_CAP], got[MODEL_QUEUE_CAP];
 static struct ordering_key keys[MODEL_QUEUE_CAP], scratch[MODEL_QUEUE_CAP];
@@ -64,8 +64,8 @@ static struct ordering_key kept_keys[MODEL_QUEUE_CAP], kept_scratch[MODEL_QUEUE_
 /* A fresh sort of the view into want[]. */
 static void sort_fresh(const struct tested *t, const struct cluster_view *v)
 {
-    if (t->kind != ORDERING_FCFS) {
-        ordering_sort(t->kind, v, 0, keys, scratch, want);
+    if (t->key == classic_key) {
+        ordering_sort(*(const enum ordering_kind *)t->ctx, v, 0, keys, scratch, want);
         return;
     }
     for (uint32_t i = 0; i < v->n_queued; i++)

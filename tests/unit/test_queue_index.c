@@ -140,37 +140,42 @@ static void note_pass(void *ctx, const struct cluster_view *v, const struct poli
  * SRTF, Tiresias). */
 static void test_replay_with_and_without_record(void)
 {
-    /* from sjf+easy on they read no gaps, and those that keep their order
-     * through the record (policies/kept_order) sort every pass afresh
-     * when it is withheld. From srtf on they preempt, and requeue the
-     * jobs they stop: SRTF, Tiresias, and FCFS, SJF and F1 with team
-     * tiers (each job is given one of three teams), which keep their
-     * order through the record too. WFP3, UNICEP and Tiresias with its
+    /* Those that read no gaps and keep their order through the record
+     * (policies/kept_order) sort every pass afresh when it is withheld.
+     * The preempting ones requeue the jobs they stop: SRTF, Tiresias, and
+     * FCFS, SJF and F1 with team tiers, which keep their order through
+     * the record too. WFP3, UNICEP and Tiresias with its
      * starvation rule (waiting 3 times what a job ran) have keys that
      * change as jobs wait, and sort afresh every pass either way (keeping
      * the order of any of the three fails here) */
-    const char *specs[] = {"fcfs+easy",
-                           "fcfs+easy+spread",
-                           "fcfs+easy+pack",
-                           "fcfs",
-                           "fcfs+conservative",
-                           "sjf+easy",
-                           "f1+conservative",
-                           "sjf",
-                           "srtf",
-                           "tiresias(thresholds_gpu_s=100;400)",
-                           "tiresias(thresholds_gpu_s=100;400,starve_factor=3)",
-                           "fcfs+easy+preempt(team_tier=0:1;1:2;2:3)",
-                           "sjf+easy+preempt(team_tier=0:1;1:2;2:3)",
-                           "f1+preempt(team_tier=0:1;1:2;2:3)",
-                           "wfp3+easy+preempt(team_tier=0:1;1:2;2:3)",
-                           "unicep+preempt(team_tier=0:1;1:2;2:3)"};
-    const int n_specs = (int)(sizeof specs / sizeof *specs), first_preempting = 8;
-    for (int s = 0; s < n_specs; s++)
+    static const struct {
+        const char *spec;
+        int gaps;     /* 1: it reads gaps, and the first run leaves some; 0: shown none; -1: either */
+        int preempts; /* the runs preempt (each job is given one of three teams for team tiers) */
+    } runs[] = {
+        {"fcfs+easy", 1, 0},
+        {"fcfs+easy+spread", 1, 0},
+        {"fcfs+easy+pack", 1, 0},
+        {"fcfs", -1, 0}, /* reads gaps; starting from the head only, it may leave none */
+        {"fcfs+conservative", 1, 0},
+        {"sjf+easy", 0, 0},
+        {"f1+conservative", 0, 0},
+        {"sjf", 0, 0},
+        {"srtf", 0, 1},
+        {"tiresias(thresholds_gpu_s=100;400)", 0, 1},
+        {"tiresias(thresholds_gpu_s=100;400,starve_factor=3)", 0, 1},
+        {"fcfs+easy+preempt(team_tier=0:1;1:2;2:3)", 0, 1},
+        {"sjf+easy+preempt(team_tier=0:1;1:2;2:3)", 0, 1},
+        {"f1+preempt(team_tier=0:1;1:2;2:3)", 0, 1},
+        {"wfp3+easy+preempt(team_tier=0:1;1:2;2:3)", 0, 1},
+        {"unicep+preempt(team_tier=0:1;1:2;2:3)", 0, 1},
+    };
+    for (int s = 0; s < (int)(sizeof runs / sizeof *runs); s++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
+            const char *spec = runs[s].spec;
             struct workload w;
             fixture_random_workload(&w, 3000, 16, 100 * seed + (uint64_t)s);
-            if (strstr(specs[s], "team_tier"))
+            if (strstr(spec, "team_tier"))
                 for (size_t i = 0; i < w.n; i++)
                     w.jobs[i].team = (int32_t)(i % 3);
             double *a = malloc(w.n * sizeof *a), *b = malloc(w.n * sizeof *b), *c = malloc(w.n * sizeof *c);
@@ -179,17 +184,17 @@ static void test_replay_with_and_without_record(void)
             struct replay_seen seen = {0, 0};
             opt.on_pass = note_pass;
             opt.hook_ctx = &seen;
-            CHECK_INT(fixture_replay(&w, 4, 4, specs[s], a, &opt), 0);
+            CHECK_INT(fixture_replay(&w, 4, 4, spec, a, &opt), 0);
             opt.on_pass = NULL;
             opt.untracked_queue = 1;
-            CHECK_INT(fixture_replay(&w, 4, 4, specs[s], b, &opt), 0);
+            CHECK_INT(fixture_replay(&w, 4, 4, spec, b, &opt), 0);
             opt.untracked_queue = 0;
             opt.compact_queue = 1;
-            CHECK_INT(fixture_replay(&w, 4, 4, specs[s], c, &opt), 0);
+            CHECK_INT(fixture_replay(&w, 4, 4, spec, c, &opt), 0);
             if (!CHECK(memcmp(a, b, w.n * sizeof *a) == 0) || !CHECK(memcmp(a, c, w.n * sizeof *a) == 0) ||
-                !CHECK(s >= 5 ? seen.gaps == 0 : s == 3 || seen.gaps > 0) ||
-                !CHECK(s >= first_preempting ? seen.preempted > 0 : seen.preempted == 0))
-                printf("  %s, seed %llu (at most %u gaps, %u preempted)\n", specs[s], (unsigned long long)seed,
+                !CHECK(runs[s].gaps == 1 ? seen.gaps > 0 : runs[s].gaps == -1 || seen.gaps == 0) ||
+                !CHECK(runs[s].preempts ? seen.preempted > 0 : seen.preempted == 0))
+                printf("  %s, seed %llu (at most %u gaps, %u preempted)\n", spec, (unsigned long long)seed,
                        seen.gaps, seen.preempted);
             free(a);
             free(b);
