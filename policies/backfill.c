@@ -524,7 +524,7 @@ static int conservative_resume(struct backfill_pass *pass, int64_t *free_now)
     for (uint32_t b = 0; b < order->n_blocks; b++) {
         const struct promise_order_block *blk = &order->block[b];
         if (blk->first_at > v->now_us && pm->gain_from != INT64_MAX && !promises_block_may_move(pm, blk)) {
-            pm->stepped_over += blk->n;
+            promises_step_over(pm, b);
             continue;
         }
         const uint32_t *items = promise_order_items(order, b);

@@ -64,7 +64,9 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->kept = pm->spoilt = pm->read_changes = pm->unplaced = 0;
     pm->base_read = 0;
     pm->inner_gaps = 0;
-    pm->stepped_over = 0;
+    pm->stepped_over = pm->moved = pm->moved_in_place = 0;
+    pm->kept_at = INT64_MIN;
+    pm->kept_rec = 0;
     pm->origin = v->queue_origin;
     pm->gain_from = INT64_MAX;
     pm->gain_to = INT64_MIN;
@@ -554,6 +556,10 @@ void promises_settled(struct promises *pm, const struct promise *p)
 {
     if (pm->gain_from == INT64_MAX)
         return; /* nothing gained, nothing moves: no search will ask */
+    if (p->fate == PROMISE_HELD && p->at_us > pm->next_now_us) { /* it stays in the order: a move after it reads it */
+        pm->kept_at = p->at_us;
+        pm->kept_rec = (uint32_t)(p - pm->rec);
+    }
     struct promise_bounds *b = &pm->bounds;
     if (pm->ranked) {
         uint32_t slot = b->recent_next;
@@ -604,14 +610,45 @@ static int touch(struct promises *pm, struct promise_order_place at, uint32_t fa
     return 0;
 }
 
+void promises_step_over(struct promises *pm, uint32_t b)
+{
+    const struct promise_order_block *blk = &pm->order.block[b];
+    pm->stepped_over += blk->n;
+    pm->kept_rec = promise_order_items(&pm->order, b)[blk->n - 1]; /* blocks are never empty */
+    pm->kept_at = pm->rec[pm->kept_rec].at_us;
+}
+
+/* Whether record index r's promise, moved to t, still goes after the last
+ * promise the pass kept (and so before every one it keeps later: those
+ * were at or after its old promise, and move only to go after it). */
+static int keeps_place(const struct promises *pm, uint32_t r, int64_t t)
+{
+    if (t <= pm->next_now_us)
+        return 0; /* due now: it starts and leaves the order */
+    if (pm->kept_at != t)
+        return pm->kept_at < t;
+    struct promise_order_ties ties = {pm->ranked ? pm->rank : NULL, pm->origin};
+    return promise_order_tie(pm->rec, &ties, pm->kept_rec) < promise_order_tie(pm->rec, &ties, r);
+}
+
 int promises_move(struct promises *pm, struct profile *profile, struct promise_order_place at, int64_t t)
 {
-    struct promise *p = &pm->rec[promise_order_items(&pm->order, at.block)[at.i]];
-    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0 || touch(pm, at, PROMISE_MOVED) != 0)
+    uint32_t r = promise_order_items(&pm->order, at.block)[at.i];
+    struct promise *p = &pm->rec[r];
+    int in_place = keeps_place(pm, r, t);
+    if (profile_move(profile, p->at_us, t, p->dur_us, p->slots) != 0 ||
+        (!in_place && touch(pm, at, PROMISE_MOVED) != 0))
         return -1;
     /* what it freed: its old window, less what its new one still covers */
     note_gain(pm, t + p->dur_us > p->at_us ? t + p->dur_us : p->at_us, p->at_us + p->dur_us);
     p->at_us = t;
+    pm->moved++;
+    if (in_place) {
+        struct promise_order_block *blk = &pm->order.block[at.block];
+        blk->first_at = at.i == 0 ? t : blk->first_at;
+        blk->last_at = at.i + 1 == blk->n ? t : blk->last_at;
+        pm->moved_in_place++;
+    }
     return 0;
 }
 

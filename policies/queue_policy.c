@@ -531,6 +531,13 @@ uint32_t queue_policy_last_pass_stepped_over(const void *state)
     return ((const struct queue_policy *)state)->promises.stepped_over;
 }
 
+void queue_policy_last_pass_moves(const void *state, uint32_t *moved, uint32_t *in_place)
+{
+    const struct promises *pm = &((const struct queue_policy *)state)->promises;
+    *moved = pm->kept ? pm->moved : 0;
+    *in_place = pm->kept ? pm->moved_in_place : 0;
+}
+
 uint32_t queue_policy_last_pass_inner_gaps(const void *state)
 {
     const struct queue_policy *q = state;

@@ -48,6 +48,9 @@ int queue_policy_record_whole(const void *state);
 /* The promises the last pass stepped over in blocks none of which may
  * move (policies/promises.h); for tests. */
 uint32_t queue_policy_last_pass_stepped_over(const void *state);
+/* The promises the last pass moved, and those of them that kept their
+ * place in the order (policies/promises.h, promises_move); for tests. */
+void queue_policy_last_pass_moves(const void *state, uint32_t *moved, uint32_t *in_place);
 /* The gaps inside the queue (policy.h, policy_job.gap) the last pass,
  * reading only the queue's changes, accepted as left by the pass before
  * (policies/promises.c, read_changes); for tests. */
