@@ -4,6 +4,13 @@
 BUILD ?= build
 CC ?= cc
 OPT ?= -O2
+# Link-time optimization: the programs are optimized across files, as the
+# policies' profile, promises and backfilling, and the host that calls them,
+# lie in files of their own. HPC2N's whole replay (callgrind) 6.30 -> 5.91 G
+# instructions under conservative backfilling, 1.82 -> 1.75 G under EASY; a
+# clean build of the programs and unit tests 31 -> 51 s on 2 cores. LTO=
+# builds without (make asan does).
+LTO ?= -flto=auto
 SAN ?=
 PKGS := gsl yaml-0.1 jansson zlib libisal
 
@@ -16,7 +23,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
         -Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-unused-parameter
 # -ffp-contract=off: no FMA contraction, so outputs are bit-identical across builds.
 # -pthread: the policy host's watchdog, and the SWF reader reads big logs in parallel.
-CFLAGS = -std=c11 $(OPT) -g -pthread -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
+CFLAGS = -std=c11 $(OPT) $(LTO) -g -pthread -ffp-contract=off -fno-strict-aliasing $(WARN) $(SAN) \
          $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"' -MMD -MP
 # GSL, libyaml, jansson and zlib are linked statically when their archives
@@ -26,8 +33,8 @@ CPPFLAGS = -I. -D_POSIX_C_SOURCE=200809L -DFLEETSIM_VERSION_STRING='"$(VERSION)"
 # HPC2N's whole replay is 0.12 s). ISA-L ships no archive; libc, libm and
 # libdl stay shared, since plugins are dlopen'd. STATIC_DEPS=0 links all
 # shared. The programs depend on the archives (an update of one relinks
-# them) and on LINK_STAMP, which holds the libraries named (a change of
-# STATIC_DEPS relinks them).
+# them) and on LINK_STAMP, which holds the libraries named and the link
+# flags (a change of STATIC_DEPS, LTO or SAN relinks them).
 STATIC_DEPS ?= 1
 STATIC_PKGS := gsl yaml-0.1 jansson zlib
 STATIC_ARCHIVES := gsl gslcblas yaml jansson z
@@ -41,7 +48,7 @@ else
 LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -ldl -pthread
 LINKED_ARCHIVES :=
 endif
-LDFLAGS = $(SAN)
+LDFLAGS = $(SAN) $(LTO)
 VERSION := 0.1.0
 
 POLICY_SRC := $(wildcard policies/*.c)
@@ -105,7 +112,17 @@ deps:
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null
 
-$(BUILD)/%.o: %.c
+# Objects depend on COMPILE_STAMP, which holds the compiler and its flags:
+# a build with other flags in the same folder (OPT, LTO, SAN) compiles
+# every object again instead of linking old ones with new.
+COMPILE_STAMP := $(BUILD)/compile-flags
+.PHONY: compile-flags-check
+compile-flags-check:
+$(COMPILE_STAMP): compile-flags-check
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(CC) $(CFLAGS)' ] || echo '$(CC) $(CFLAGS)' >$@
+
+$(BUILD)/%.o: %.c $(COMPILE_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -128,7 +145,7 @@ $(GEN_CATALOG_SRC): $(CATALOG_YAML)
 	  echo 'const size_t scenario_builtin_catalog_yaml_len = sizeof scenario_builtin_catalog_yaml - 1;'; \
 	} >$@.tmp && mv $@.tmp $@
 
-$(GEN_CATALOG_OBJ): $(GEN_CATALOG_SRC)
+$(GEN_CATALOG_OBJ): $(GEN_CATALOG_SRC) $(COMPILE_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(CORE_LIB): $(call obj,$(CORE_SRC)) $(GEN_CATALOG_OBJ)
@@ -141,7 +158,7 @@ LINK_INPUTS := $(LINK_STAMP) $(LINKED_ARCHIVES)
 link-libs-check:
 $(LINK_STAMP): link-libs-check
 	@mkdir -p $(dir $@)
-	@[ "$$(cat $@ 2>/dev/null)" = '$(LDLIBS)' ] || echo '$(LDLIBS)' >$@
+	@[ "$$(cat $@ 2>/dev/null)" = '$(LDFLAGS) $(LDLIBS)' ] || echo '$(LDFLAGS) $(LDLIBS)' >$@
 
 $(FLEETSIM): $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LINK_INPUTS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(CORE_LIB) $(POLICY_LIB) $(LDLIBS)
@@ -200,7 +217,7 @@ test: deps
 	@BUILD=$(BUILD) SAN="$(SAN)" sh tests/run.sh
 
 asan:
-	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 LTO= \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 
 check-layers:
