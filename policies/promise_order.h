@@ -15,9 +15,11 @@
  *
  * The summary of a block is kept through insertions and recomputed from
  * the record after removals, a split or a merge, so it is right while
- * the promises in the order hold theirs (a pass moves promises but
- * leaves the order as it was until its end, when promises.c takes out
- * the moved and the started at the places the pass found them).
+ * the promises in the order hold theirs. A pass leaves every promise at
+ * its place until its end, when promises.c takes out the started ones and
+ * those moved out of their place (by promise, then priority) at the places
+ * the pass found them; a promise moved within its place stays, and
+ * promises_move sets its block's first or last promise to it.
  * Adjacent blocks hold more than half a block between them (removals
  * merge two that do not), so the blocks stay at least a quarter full on
  * average.

@@ -960,16 +960,23 @@ int promises_record_whole(const struct promises *pm)
     if (!seen)
         return 0;
     int whole = 1;
+    /* in order by promise, then priority (the last pass's ranks, which
+     * hold for every job the record names) */
+    struct promise_order_ties ties = {pm->ranked ? pm->rank : NULL, pm->origin};
     int64_t last_at = INT64_MIN;
+    uint32_t last_tie = 0;
     for (uint32_t b = 0; b < pm->order.n_blocks && whole; b++) {
         const uint32_t *items = promise_order_items(&pm->order, b);
         for (uint32_t i = 0; i < pm->order.block[b].n && whole; i++) {
             uint32_t r = items[i];
             whole = r < pm->n_rec && pm->rec[r].fate == PROMISE_HELD && !seen[r] && pm->rec[r].at_us >= last_at;
-            if (whole) {
-                seen[r] = 1;
-                last_at = pm->rec[r].at_us;
-            }
+            if (!whole)
+                break;
+            uint32_t tie = promise_order_tie(pm->rec, &ties, r);
+            whole = pm->rec[r].at_us > last_at || tie > last_tie;
+            seen[r] = 1;
+            last_at = pm->rec[r].at_us;
+            last_tie = tie;
         }
     }
     for (uint32_t k = 0; k < pm->n_out && whole; k++) {

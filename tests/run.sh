@@ -21,7 +21,7 @@ run_group() {
 }
 
 run_group sh tests/check_layers.sh
-run_group sh tests/check_seams.sh "$BUILD/libfleetpolicies.a"
+run_group sh tests/check_seams.sh "${SEAMS_LIB:-$BUILD/libfleetpolicies.a}"
 run_group "$BUILD/tests/unit_tests"
 run_group sh tests/cli_test.sh
 run_group sh tests/policy/run.sh
