@@ -65,8 +65,7 @@ void promises_begin(struct promises *pm, const struct cluster_view *v)
     pm->base_read = 0;
     pm->inner_gaps = 0;
     pm->stepped_over = pm->moved = pm->moved_in_place = 0;
-    pm->kept_at = INT64_MIN;
-    pm->kept_rec = 0;
+    pm->kept_rec = PROMISE_NONE_KEPT;
     pm->origin = v->queue_origin;
     pm->gain_from = INT64_MAX;
     pm->gain_to = INT64_MIN;
@@ -166,6 +165,13 @@ static int give_back_gains(struct promises *pm, const struct cluster_view *v, st
     }
 }
 
+/* How promises of one start are ordered in this pass: by the job's rank,
+ * or under FCFS by its place in the record (policies/promise_order.h). */
+static struct promise_order_ties order_ties(const struct promises *pm)
+{
+    return (struct promise_order_ties){pm->ranked ? pm->rank : NULL, pm->origin};
+}
+
 /* By promise, then priority: the order a pass places promises in. */
 static int rank_before(int64_t at_a, uint32_t tie_a, int64_t at_b, uint32_t tie_b)
 {
@@ -206,9 +212,7 @@ static int merge_out(struct promises *pm)
         return 0;
     if (policies_grow((void **)&pm->out_scratch, &pm->cap_out_scratch, n_out, sizeof *pm->out_scratch) != 0)
         return -1;
-    /* priority among promises of one start: the job's rank, or under
-     * FCFS its place in rec (queue order) */
-    struct promise_order_ties ties = {pm->ranked ? pm->rank : NULL, pm->origin};
+    struct promise_order_ties ties = order_ties(pm);
     struct promise_rank *out = pm->out;
     for (uint32_t k = 0; k < n_out; k++) {
         out[k].at_us = pm->rec[out[k].rec].at_us;
@@ -557,7 +561,6 @@ void promises_settled(struct promises *pm, const struct promise *p)
     if (pm->gain_from == INT64_MAX)
         return; /* nothing gained, nothing moves: no search will ask */
     if (p->fate == PROMISE_HELD && p->at_us > pm->next_now_us) { /* it stays in the order: a move after it reads it */
-        pm->kept_at = p->at_us;
         pm->kept_rec = (uint32_t)(p - pm->rec);
     }
     struct promise_bounds *b = &pm->bounds;
@@ -615,7 +618,6 @@ void promises_step_over(struct promises *pm, uint32_t b)
     const struct promise_order_block *blk = &pm->order.block[b];
     pm->stepped_over += blk->n;
     pm->kept_rec = promise_order_items(&pm->order, b)[blk->n - 1]; /* blocks are never empty */
-    pm->kept_at = pm->rec[pm->kept_rec].at_us;
 }
 
 /* Whether record index r's promise, moved to t, still goes after the last
@@ -625,9 +627,12 @@ static int keeps_place(const struct promises *pm, uint32_t r, int64_t t)
 {
     if (t <= pm->next_now_us)
         return 0; /* due now: it starts and leaves the order */
-    if (pm->kept_at != t)
-        return pm->kept_at < t;
-    struct promise_order_ties ties = {pm->ranked ? pm->rank : NULL, pm->origin};
+    if (pm->kept_rec == PROMISE_NONE_KEPT)
+        return 1;
+    int64_t kept_at = pm->rec[pm->kept_rec].at_us; /* settled: the walk does not come back to it */
+    if (kept_at != t)
+        return kept_at < t;
+    struct promise_order_ties ties = order_ties(pm);
     return promise_order_tie(pm->rec, &ties, pm->kept_rec) < promise_order_tie(pm->rec, &ties, r);
 }
 
@@ -962,7 +967,7 @@ int promises_record_whole(const struct promises *pm)
     int whole = 1;
     /* in order by promise, then priority (the last pass's ranks, which
      * hold for every job the record names) */
-    struct promise_order_ties ties = {pm->ranked ? pm->rank : NULL, pm->origin};
+    struct promise_order_ties ties = order_ties(pm);
     int64_t last_at = INT64_MIN;
     uint32_t last_tie = 0;
     for (uint32_t b = 0; b < pm->order.n_blocks && whole; b++) {

@@ -73,6 +73,9 @@ struct promise {
 
 enum { PROMISE_HELD = 0, PROMISE_MOVED = 1, PROMISE_GONE = 2 };
 
+/* promises.kept_rec before the pass keeps a promise */
+#define PROMISE_NONE_KEPT UINT32_MAX
+
 /* A running job's slots coming free, as the profile counts it. */
 struct promise_release {
     int64_t at_us;
@@ -192,10 +195,9 @@ struct promises {
      * the held promises settled so far */
     int64_t gain_from, gain_to;
     struct promise_bounds bounds;
-    /* the last promise the pass in progress walked that stays in the order
-     * (its promise later than now, not moved out of its place): where it
-     * settled and its record index (kept_at INT64_MIN before the first) */
-    int64_t kept_at;
+    /* the record index of the last promise the pass in progress walked
+     * that stays in the order (its promise later than now, not moved out
+     * of its place), or PROMISE_NONE_KEPT before the first */
     uint32_t kept_rec;
     /* being recorded by the pass in progress */
     int64_t next_now_us, next_total_slots;
