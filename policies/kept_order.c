@@ -5,11 +5,61 @@
 
 #include "policies/grow.h"
 
-void kept_order_init(struct kept_order *k, kept_order_key_fn key, const void *ctx)
+void kept_order_init(struct kept_order *k, kept_order_key_fn key, kept_order_changes_fn changes, const void *ctx)
 {
     memset(k, 0, sizeof *k);
     k->key = key;
+    k->changes = changes;
     k->ctx = ctx;
+}
+
+/* ---- the times keys change: a binary min-heap ---- */
+
+static int due_before(const struct kept_order_due *a, const struct kept_order_due *b)
+{
+    return a->at_us < b->at_us;
+}
+
+/* Notes when the key of the job at place i of the view, just read, next
+ * changes. Out of memory the order is no longer kept (the next write
+ * sorts afresh, which notes them all again). */
+static void due_note(struct kept_order *k, const struct cluster_view *v, uint32_t i)
+{
+    int64_t at = k->changes(k->ctx, &v->queued[i], v->now_us);
+    if (at == INT64_MAX)
+        return;
+    if (policies_grow((void **)&k->due, &k->cap_due, k->n_due + 1, sizeof *k->due) != 0) {
+        k->valid = 0;
+        return;
+    }
+    struct kept_order_due d = {at, v->queue_origin + i};
+    uint32_t c = k->n_due++;
+    while (c > 0 && due_before(&d, &k->due[(c - 1) / 2])) {
+        k->due[c] = k->due[(c - 1) / 2];
+        c = (c - 1) / 2;
+    }
+    k->due[c] = d;
+}
+
+/* The earliest time noted, taken out. */
+static struct kept_order_due due_pop(struct kept_order *k)
+{
+    struct kept_order_due top = k->due[0], last = k->due[--k->n_due];
+    uint32_t c = 0, n = k->n_due;
+    for (;;) {
+        uint32_t child = 2 * c + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && due_before(&k->due[child + 1], &k->due[child]))
+            child++;
+        if (!due_before(&k->due[child], &last))
+            break;
+        k->due[c] = k->due[child];
+        c = child;
+    }
+    if (n > 0)
+        k->due[c] = last;
+    return top;
 }
 
 void kept_order_release(struct kept_order *k)
@@ -19,7 +69,8 @@ void kept_order_release(struct kept_order *k)
     free(k->entry);
     free(k->next);
     free(k->mark);
-    kept_order_init(k, k->key, k->ctx);
+    free(k->due);
+    kept_order_init(k, k->key, k->changes, k->ctx);
 }
 
 void kept_order_note(struct kept_order *k, const struct cluster_view *v)
@@ -70,6 +121,20 @@ static void sort_afresh(struct kept_order *k, const struct cluster_view *v, stru
     k->valid = 1;
     k->n_ranges = 0;
     k->sorted_all = 1;
+    k->n_due = 0; /* every job keyed: each one's time noted afresh */
+    if (k->changes)
+        for (uint32_t i = 0; i < v->n_queued; i++)
+            due_note(k, v, i);
+}
+
+/* The job at place i, named by the record or come due, keyed (once). */
+static void key_named(struct kept_order *k, const struct cluster_view *v, struct ordering_key *keys,
+                      uint32_t *n_named, uint32_t i)
+{
+    k->mark[i] = 1;
+    keys[(*n_named)++] = k->key(k->ctx, &v->queued[i], v->now_us, i);
+    if (k->changes)
+        due_note(k, v, i);
 }
 
 /* A job the record named, at place `out` of the order. */
@@ -87,6 +152,11 @@ void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct
     uint64_t origin = v->queue_origin;
     k->sorted_all = 0;
     k->keyed = 0;
+    k->keyed_due = 0;
+    /* a job keyed again, or gone, leaves its old times in the heap until
+     * they come: past a bound on them, sorting afresh notes them anew */
+    if (k->n_due > 4u * (uint64_t)n + 1024u)
+        k->valid = 0;
     if (policies_grow((void **)&k->entry, &k->cap, n, sizeof *k->entry) != 0 ||
         policies_grow((void **)&k->next, &k->cap_next, n, sizeof *k->next) != 0 ||
         policies_grow((void **)&k->mark, &k->cap_mark, n, 1) != 0) {
@@ -109,14 +179,26 @@ void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct
     for (uint32_t r = 0; r < k->n_ranges; r++) {
         uint64_t a = k->range[2 * r] > origin ? k->range[2 * r] - origin : 0;
         uint64_t b = k->range[2 * r + 1] > origin ? k->range[2 * r + 1] - origin : 0;
-        for (uint64_t i = a; i < b && i < n; i++) {
-            if (mark[i])
-                continue;
-            mark[i] = 1;
-            keys[n_named++] = k->key(k->ctx, &v->queued[i], v->now_us, (uint32_t)i);
-        }
+        for (uint64_t i = a; i < b && i < n; i++)
+            if (!mark[i])
+                key_named(k, v, keys, &n_named, (uint32_t)i);
+    }
+    /* the jobs whose keys' times have come (those keyed again above note
+     * times after now) */
+    uint32_t n_record = n_named;
+    while (k->n_due > 0 && k->due[0].at_us <= v->now_us) {
+        uint64_t i = due_pop(k).coord - origin; /* wraps past n when before the origin */
+        if (i < n && !mark[i])
+            key_named(k, v, keys, &n_named, (uint32_t)i);
     }
     k->keyed = n_named;
+    k->keyed_due = n_named - n_record;
+    if (!k->valid) {
+        /* a time could not be noted: this order is still right, but the
+         * next write sorts afresh */
+        sort_afresh(k, v, keys, scratch, order);
+        return;
+    }
     ordering_keys_sort(keys, n_named, scratch);
     /* One pass over the order kept: a job still waiting at a place the
      * record did not name keeps its key, and the jobs named merge in (a

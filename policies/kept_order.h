@@ -5,8 +5,14 @@
  * into the order kept, with the jobs that left taken out. Such orders are
  * SJF's and F1's (policies/ordering.h), FCFS's where hooks take a pass
  * off the queue's own order, SRTF's remaining time and Tiresias' queue
- * without its starvation rule (their inputs change only while a job
- * runs).
+ * (their inputs change only while a job runs).
+ *
+ * A key may also change at a time known when it is read: Tiresias'
+ * starvation rule sends a job that has waited long enough back to queue
+ * 0. Such an order gives kept_order_init a `changes` function, and the
+ * order keeps the times its keys change (a heap of them, `due`): a write
+ * keys again, with the jobs the record names, every job whose time has
+ * come. The keys must then change at no other time.
  *
  * The order written is a fresh sort's (every job keyed, then
  * ordering_keys_sort), entry for entry. The keys must be finite (SJF and
@@ -43,10 +49,27 @@ struct kept_order_entry {
  * it; it must not change while the job waits. */
 typedef struct ordering_key (*kept_order_key_fn)(const void *ctx, const struct policy_job *job, int64_t now_us,
                                                  uint32_t index);
+/* The first time after now_us at which the key of a job that waits from
+ * now on may change, or INT64_MAX when it will not (an early time is
+ * allowed: the key is read again then). */
+typedef int64_t (*kept_order_changes_fn)(const void *ctx, const struct policy_job *job, int64_t now_us);
+
+/* A time at which the key of the job at a coordinate may change (the job
+ * may have left since: the job there is then keyed again for nothing). */
+struct kept_order_due {
+    int64_t at_us;
+    uint64_t coord;
+};
 
 struct kept_order {
     kept_order_key_fn key;
+    kept_order_changes_fn changes; /* or NULL: keys that never change while a job waits */
     const void *ctx;
+    /* when changes: a min-heap by time of the keys kept that change, one
+     * entry or more for each (a job keyed again adds one; those of a job
+     * gone stay until their time) */
+    struct kept_order_due *due;
+    uint32_t n_due, cap_due;
     /* every job of the queue when the order was last written, in order;
      * valid: that, and `range` holds every change since */
     struct kept_order_entry *entry, *next;
@@ -61,9 +84,11 @@ struct kept_order {
      * record named (for tests and figures) */
     int sorted_all;
     uint32_t keyed;
+    uint32_t keyed_due; /* of those, the jobs whose time had come */
 };
 
-void kept_order_init(struct kept_order *k, kept_order_key_fn key, const void *ctx);
+/* changes: NULL, or when keys change with time alone (above). */
+void kept_order_init(struct kept_order *k, kept_order_key_fn key, kept_order_changes_fn changes, const void *ctx);
 void kept_order_release(struct kept_order *k);
 /* Reads the view's record of what changed: call on every decide(), even
  * one that writes no order, since the record covers only the time since

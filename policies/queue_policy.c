@@ -76,6 +76,14 @@ static struct ordering_key queued_key(const void *ctx, const struct policy_job *
     return ordering_key_of(q->ordering, job, now_us, 0, index);
 }
 
+/* When a waiting job's key next changes with time alone (Tiresias'
+ * starvation rule; policies/kept_order.h), or INT64_MAX. */
+static int64_t queued_key_changes(const void *ctx, const struct policy_job *job, int64_t now_us)
+{
+    const struct queue_policy *q = ctx;
+    return q->rank == RANK_TIRESIAS ? tiresias_key_changes(&q->tiresias, job, now_us) : INT64_MAX;
+}
+
 /* The tier of a waiting job (policies/preempt.h), asked when a pass would
  * preempt for it: a pass that keeps its order reads only the jobs the
  * host's record names, so it fills no array of every job's tier. */
@@ -270,13 +278,15 @@ done:
 }
 
 /* Whether the pass's order may be kept from pass to pass (policies/kept_order.h):
- * its keys never change while a job waits. FCFS's, SJF's and F1's read
- * fixed fields (WFP3's and UNICEP's the time waited); SRTF's remaining
- * time and Tiresias' queue read the service a job attained, which changes
- * only while it runs (a preempted job is requeued, a change the host
- * records), but Tiresias' starvation rule reads the time waited. A quota
- * puts the jobs within it first, which changes with what runs. A classic
- * FCFS needs none: its order is the queue's own. */
+ * its keys never change while a job waits, or change at a time known when
+ * they are read. FCFS's, SJF's and F1's read fixed fields (WFP3's and
+ * UNICEP's the time waited, which changes each key at every pass); SRTF's
+ * remaining time and Tiresias' queue read the service a job attained,
+ * which changes only while it runs (a preempted job is requeued, a change
+ * the host records), and Tiresias' starvation rule sends a job back to
+ * queue 0 once, at a time known from its service (queued_key_changes). A
+ * quota puts the jobs within it first, which changes with what runs. A
+ * classic FCFS needs none: its order is the queue's own. */
 static int keeps_order(const struct queue_policy *q)
 {
     if (q->quota)
@@ -285,9 +295,8 @@ static int keeps_order(const struct queue_policy *q)
     case RANK_CLASSIC:
         return !ordering_depends_on_time(q->ordering) && !(classic(q) && q->ordering == ORDERING_FCFS);
     case RANK_SRTF:
-        return 1;
     case RANK_TIRESIAS:
-        return q->tiresias.starve_factor == 0;
+        return 1;
     case RANK_MULTIFACTOR:
         break;
     }
@@ -314,7 +323,8 @@ static int queue_policy_create(const char *params, void **state, char *err, size
      * order decide() keeps for a classic FCFS), without hooks */
     q->indexed = q->mode == BACKFILL_EASY && classic(q) && q->ordering == ORDERING_FCFS;
     q->keeps_order = keeps_order(q);
-    kept_order_init(&q->kept, queued_key, q);
+    int starving = q->rank == RANK_TIRESIAS && q->tiresias.starve_factor > 0;
+    kept_order_init(&q->kept, queued_key, starving ? queued_key_changes : NULL, q);
     q->hooks = (struct backfill_hooks){q, hook_admit, hook_started, q->preempting ? hook_make_room : NULL};
     *state = q;
     return 0;

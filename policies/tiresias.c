@@ -1,5 +1,7 @@
 #include "policies/tiresias.h"
 
+#include <math.h>
+
 const struct policy_param tiresias_params[] = {
     {"thresholds_gpu_s", "ascending list A;B;..", "3600;28800",
      "attained GPU-seconds at which a job moves to the next queue"},
@@ -35,4 +37,21 @@ struct ordering_key tiresias_key(const struct tiresias *t, const struct policy_j
 {
     uint32_t q = tiresias_queue(t, (double)job->attained_us, now_us - job->submit_us, job->slots);
     return (struct ordering_key){(double)q, (double)job->submit_us / 1e6, index};
+}
+
+int64_t tiresias_key_changes(const struct tiresias *t, const struct policy_job *job, int64_t now_us)
+{
+    double attained = (double)job->attained_us;
+    if (t->starve_factor <= 0 || job->slots <= 0 || attained <= 0 ||
+        tiresias_key(t, job, now_us, 0).primary == 0)
+        return INT64_MAX;
+    /* tiresias_queue's test, (double)waited >= x: for a whole number of
+     * microseconds below 2^53 (converted exactly) that is waited >=
+     * ceil(x). Past 2^53 the conversion rounds, and may pass x sooner:
+     * asked again there, then every pass. */
+    const double exact = 9007199254740992.0; /* 2^53 */
+    double x = t->starve_factor * attained / job->slots;
+    int64_t waited = x < exact ? (int64_t)ceil(x) : (int64_t)exact;
+    int64_t at = job->submit_us <= INT64_MAX - waited ? job->submit_us + waited : INT64_MAX;
+    return at > now_us ? at : now_us + 1;
 }

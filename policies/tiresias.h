@@ -36,5 +36,14 @@ int tiresias_init(struct tiresias *t, const struct params *p, char *err, size_t 
 uint32_t tiresias_queue(const struct tiresias *t, double attained_gpu_us, int64_t waited_us, int32_t slots);
 struct ordering_key tiresias_key(const struct tiresias *t, const struct policy_job *job, int64_t now_us,
                                  uint32_t index);
+/* When the key of a job that waits from now on next changes: the first
+ * time after now_us at which its starvation rule would send it back to
+ * queue 0, or INT64_MAX when it never will while it waits (no rule, no
+ * service attained, or in queue 0 already). The attained service of a
+ * waiting job stays as it is, and the time it waited only grows, so a key
+ * changes at most once while the job waits (policies/kept_order.h keeps
+ * the order between). A time that is early is allowed: the key is then
+ * read again, and found unchanged. */
+int64_t tiresias_key_changes(const struct tiresias *t, const struct policy_job *job, int64_t now_us);
 
 #endif

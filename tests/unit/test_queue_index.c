@@ -144,10 +144,11 @@ static void test_replay_with_and_without_record(void)
      * (policies/kept_order) sort every pass afresh when it is withheld.
      * The preempting ones requeue the jobs they stop: SRTF, Tiresias, and
      * FCFS, SJF and F1 with team tiers, which keep their order through
-     * the record too. WFP3, UNICEP and Tiresias with its
-     * starvation rule (waiting 3 times what a job ran) have keys that
-     * change as jobs wait, and sort afresh every pass either way (keeping
-     * the order of any of the three fails here) */
+     * the record too. Tiresias with its starvation rule (waiting 3 times
+     * what a job ran) keeps it with the times its keys change, and
+     * without them fails here. WFP3 and UNICEP have keys that change as
+     * jobs wait, and sort afresh every pass either way (keeping their
+     * order fails here) */
     static const struct {
         const char *spec;
         int gaps;     /* 1: it reads gaps, and the first run leaves some; 0: shown none; -1: either */
