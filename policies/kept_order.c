@@ -121,7 +121,9 @@ static void sort_afresh(struct kept_order *k, const struct cluster_view *v, stru
     k->valid = 1;
     k->n_ranges = 0;
     k->sorted_all = 1;
-    k->n_due = 0; /* every job keyed: each one's time noted afresh */
+    /* every job keyed: each one's time noted afresh (after an untracked
+     * view too: the next view, if tracked, merges into this order) */
+    k->n_due = 0;
     if (k->changes)
         for (uint32_t i = 0; i < v->n_queued; i++)
             due_note(k, v, i);
@@ -191,11 +193,12 @@ void kept_order_write(struct kept_order *k, const struct cluster_view *v, struct
         if (i < n && !mark[i])
             key_named(k, v, keys, &n_named, (uint32_t)i);
     }
-    k->keyed = n_named;
+    k->keyed = n_record;
     k->keyed_due = n_named - n_record;
     if (!k->valid) {
-        /* a time could not be noted: this order is still right, but the
-         * next write sorts afresh */
+        /* a time could not be noted (memory): sorted afresh, which notes
+         * every time again, or, failing that too, leaves the next write
+         * to sort afresh */
         sort_afresh(k, v, keys, scratch, order);
         return;
     }

@@ -80,11 +80,11 @@ struct kept_order {
     /* scratch: a mark per job waiting */
     uint8_t *mark;
     uint32_t cap_mark;
-    /* the last write sorted the whole queue, or keyed `keyed` jobs the
-     * record named (for tests and figures) */
+    /* the last write sorted the whole queue, or keyed `keyed` jobs: those
+     * the record named, and `keyed_due` more whose time had come (for
+     * tests and figures) */
     int sorted_all;
-    uint32_t keyed;
-    uint32_t keyed_due; /* of those, the jobs whose time had come */
+    uint32_t keyed, keyed_due;
 };
 
 /* changes: NULL, or when keys change with time alone (above). */

@@ -78,7 +78,7 @@ walk "replay fcfs+conservative" - "$FLEETSIM" replay --policy fcfs+conservative 
 walk "replay sjf+easy, gzip, --json, --jobs-csv" "$TMP/jobs.csv" \
   "$FLEETSIM" replay --json --jobs-csv "$TMP/jobs.csv" --policy sjf+easy "$TMP/demo.swf.gz"
 walk "replay srtf (preempts)" - "$FLEETSIM" replay --policy srtf "$DEMO"
-walk "replay tiresias (preempts)" - "$FLEETSIM" replay --policy tiresias "$DEMO"
+walk "replay tiresias with starvation (preempts)" - "$FLEETSIM" replay --policy "tiresias(starve_factor=2)" "$DEMO"
 walk "trace convert to JSONL" "$TMP/demo.jsonl" "$FLEETSIM" trace convert "$DEMO" "$TMP/demo.jsonl"
 walk "forecast: fabric, failures, services" - "$FLEETSIM" forecast -j 1 --json tests/oom/tiny.yaml
 walk "validate --json" - "$FLEETSIM" validate --json tests/oom/tiny.yaml
