@@ -406,8 +406,10 @@ static int schedule_completion(struct host *h, uint32_t s)
     struct progress *p = &h->prog[s];
     int at_limit;
     sim_time end = progress_end(h, h->running_w[s], p, &at_limit);
-    if (p->completion)
-        engine_cancel(&h->eng, p->completion);
+    /* a completion not cancelled would still end the job (memory: the
+     * engine's cancelled set grows) */
+    if (p->completion && engine_cancel(&h->eng, p->completion) != 0)
+        return oom(h);
     p->completion = 0;
     if (end == SIM_TIME_NEVER)
         return 0;
@@ -612,13 +614,20 @@ static int on_completion(struct host *h, uint32_t wi)
 }
 
 /* Stops running slot s (a failure or a preemption): rolls its work back to
- * the last checkpoint, frees its slots. The caller requeues it. */
+ * the last checkpoint, frees its slots, and returns the job's index for
+ * the caller to requeue; UINT32_MAX, with nothing changed, when its
+ * completion cannot be cancelled (memory), which would end the job as it
+ * waits again. */
 static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
 {
     sim_time now = engine_now(&h->eng);
     uint32_t wi = h->running_w[s];
     const struct job *j = &h->w->jobs[wi];
     struct progress *p = &h->prog[s];
+    if (p->completion && engine_cancel(&h->eng, p->completion) != 0) {
+        oom(h);
+        return UINT32_MAX;
+    }
     progress_catch_up(p, now);
     double total = (double)j->runtime_us;
     double done_now = total - p->work_left_us;
@@ -634,8 +643,6 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
     struct sim_period_stats *ps = periods_at(&h->periods, now);
     if (ps)
         ps->lost_slot_us += lost_wall * job_gpu_share(j);
-    if (p->completion)
-        engine_cancel(&h->eng, p->completion);
     notify(h, event_kind, &h->running[s].job, now - p->attempt_start_us);
     running_remove(h, s);
     return wi;
@@ -645,6 +652,8 @@ static uint32_t stop_attempt(struct host *h, uint32_t s, int32_t event_kind)
 static int interrupt(struct host *h, uint32_t s)
 {
     uint32_t wi = stop_attempt(h, s, POLICY_EVENT_FAILED);
+    if (wi == UINT32_MAX)
+        return -1;
     h->res->stats.interruptions++;
     h->res->jobs[wi].interruptions++;
     return enqueue(h, wi);
@@ -960,7 +969,8 @@ static int apply_preemptions(struct host *h)
     }
     for (uint32_t i = 0; i < h->n_preempt; i++) {
         uint32_t wi = h->preempt_w[i];
-        stop_attempt(h, h->life_of_w[wi].slot, POLICY_EVENT_PREEMPTED);
+        if (stop_attempt(h, h->life_of_w[wi].slot, POLICY_EVENT_PREEMPTED) == UINT32_MAX)
+            return -1;
         h->life_of_w[wi].preempted++;
         h->res->jobs[wi].preemptions++;
         h->res->stats.preemptions++;
