@@ -46,7 +46,8 @@ struct kept_order_entry {
 };
 
 /* The key of a waiting job at `index` of the view, as the pass orders
- * it; it must not change while the job waits. */
+ * it; it must not change while the job waits, but at the times the
+ * order's `changes` function gives. */
 typedef struct ordering_key (*kept_order_key_fn)(const void *ctx, const struct policy_job *job, int64_t now_us,
                                                  uint32_t index);
 /* The first time after now_us at which the key of a job that waits from

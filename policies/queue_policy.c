@@ -76,12 +76,13 @@ static struct ordering_key queued_key(const void *ctx, const struct policy_job *
     return ordering_key_of(q->ordering, job, now_us, 0, index);
 }
 
-/* When a waiting job's key next changes with time alone (Tiresias'
- * starvation rule; policies/kept_order.h), or INT64_MAX. */
+/* When a waiting job's key next changes with time alone, or INT64_MAX
+ * (policies/kept_order.h): given to the kept order only under Tiresias
+ * with its starvation rule, the one order whose keys so change. */
 static int64_t queued_key_changes(const void *ctx, const struct policy_job *job, int64_t now_us)
 {
     const struct queue_policy *q = ctx;
-    return q->rank == RANK_TIRESIAS ? tiresias_key_changes(&q->tiresias, job, now_us) : INT64_MAX;
+    return tiresias_key_changes(&q->tiresias, job, now_us);
 }
 
 /* The tier of a waiting job (policies/preempt.h), asked when a pass would

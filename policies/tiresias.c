@@ -21,10 +21,23 @@ int tiresias_init(struct tiresias *t, const struct params *p, char *err, size_t 
     return 0;
 }
 
+/* Whether the starvation rule applies to a job with attained_gpu_us of
+ * service on `slots`, and if so the wait that sends it back to queue 0
+ * (*limit_us). tiresias_queue and tiresias_key_changes must read the same
+ * double, computed alike: the kept order trusts the second to foresee
+ * the first. */
+static int starve_limit(const struct tiresias *t, double attained_gpu_us, int32_t slots, double *limit_us)
+{
+    if (!(t->starve_factor > 0) || slots <= 0 || !(attained_gpu_us > 0))
+        return 0;
+    *limit_us = t->starve_factor * attained_gpu_us / slots;
+    return 1;
+}
+
 uint32_t tiresias_queue(const struct tiresias *t, double attained_gpu_us, int64_t waited_us, int32_t slots)
 {
-    if (t->starve_factor > 0 && slots > 0 && attained_gpu_us > 0 &&
-        (double)waited_us >= t->starve_factor * attained_gpu_us / slots)
+    double limit;
+    if (starve_limit(t, attained_gpu_us, slots, &limit) && (double)waited_us >= limit)
         return 0;
     uint32_t q = 0;
     while (q < t->n_thresholds && attained_gpu_us >= t->threshold_gpu_us[q])
@@ -41,16 +54,14 @@ struct ordering_key tiresias_key(const struct tiresias *t, const struct policy_j
 
 int64_t tiresias_key_changes(const struct tiresias *t, const struct policy_job *job, int64_t now_us)
 {
-    double attained = (double)job->attained_us;
-    if (t->starve_factor <= 0 || job->slots <= 0 || attained <= 0 ||
-        tiresias_key(t, job, now_us, 0).primary == 0)
-        return INT64_MAX;
+    double x;
+    if (!starve_limit(t, (double)job->attained_us, job->slots, &x) || tiresias_key(t, job, now_us, 0).primary == 0)
+        return INT64_MAX; /* no rule, or in queue 0 already */
     /* tiresias_queue's test, (double)waited >= x: for a whole number of
      * microseconds below 2^53 (converted exactly) that is waited >=
      * ceil(x). Past 2^53 the conversion rounds, and may pass x sooner:
      * asked again there, then every pass. */
     const double exact = 9007199254740992.0; /* 2^53 */
-    double x = t->starve_factor * attained / job->slots;
     int64_t waited = x < exact ? (int64_t)ceil(x) : (int64_t)exact;
     int64_t at = job->submit_us <= INT64_MAX - waited ? job->submit_us + waited : INT64_MAX;
     return at > now_us ? at : now_us + 1;
